@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# scx_coresched build. Targets:
+#   make deps     install Debian packages (root)
+#   make kernel   build (or reuse the cached) test kernel
+#   make          build the BPF objects, scx_coresched, coreschedctl,
+#                 coresched-observe and the host unit tests
+#   make test     host unit tests, then guest tests (ends "N passed, N failed")
+#   make demo     two tenants plus background work under scx_coresched, in a guest
+
+CLANG ?= clang-19
+BPFTOOL ?= bpftool
+CC ?= gcc
+O := build
+
+WARN := -Wall -Wextra -Werror
+CFLAGS := -std=gnu11 -O2 -g $(WARN) -Iinclude -I$(O) -D_GNU_SOURCE
+LDLIBS := -lbpf -lelf -lz
+LDFLAGS := -static
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 $(WARN) \
+	-Wno-unused-function -Wno-unused-parameter -Iinclude -Ibpf -I$(O) \
+	-I/usr/include/x86_64-linux-gnu
+
+# Kernel directory: resolved lazily, only by the rules that need it.
+KDIR = $(shell kernel/build.sh --dir)
+
+PROGS := $(O)/scx_coresched $(O)/coreschedctl $(O)/coresched-observe
+HOST_TESTS := $(O)/test_policy
+COMMON := $(O)/cs_common.o
+
+.PHONY: all deps kernel test test-host test-guest demo clean format
+.SECONDARY:
+
+all: $(PROGS) $(HOST_TESTS)
+
+deps:
+	@tools/deps.sh --check 2>/dev/null || tools/deps.sh
+
+kernel: deps
+	@kernel/build.sh >/dev/null
+
+$(O):
+	mkdir -p $(O)
+
+# vmlinux.h comes from the test kernel's BTF; never committed.
+$(O)/vmlinux.h: kernel/config.fragment | $(O)
+	@tools/deps.sh --check >/dev/null 2>&1 || tools/deps.sh
+	@kernel/build.sh >/dev/null
+	$(BPFTOOL) btf dump file $(KDIR)/vmlinux format c > $@.tmp
+	mv $@.tmp $@
+
+$(O)/%.bpf.o: bpf/%.bpf.c bpf/*.h include/*.h $(O)/vmlinux.h
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+# bpftool 7.5 emits skeletons for libbpf 1.5, which record struct_ops links
+# in the map skeleton; libbpf 1.4 has no such member, and we attach the
+# struct_ops link ourselves, so drop that line.
+$(O)/%.skel.h: $(O)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*) > $@.tmp
+	sed -n '/^struct bpf_map_skeleton {/,/^};/p' /usr/include/bpf/libbpf.h | \
+		grep -q link || \
+		sed -i '/map->link = /d' $@.tmp
+	mv $@.tmp $@
+
+$(O)/%.o: src/%.c include/*.h src/*.h | $(O)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(O)/scx_coresched.o: $(O)/coresched.skel.h
+$(O)/coresched-observe.o: $(O)/observe.skel.h
+
+$(O)/scx_coresched: $(O)/scx_coresched.o $(O)/cs_topo.o $(O)/cs_report.o $(COMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(O)/coreschedctl: $(O)/coreschedctl.o $(O)/libcoresched.o $(COMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(O)/coresched-observe: $(O)/coresched-observe.o $(COMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(O)/test_policy: tests/test_policy.c include/*.h | $(O)
+	$(CC) $(CFLAGS) -o $@ $<
+
+test: deps all
+	@tests/run
+
+test-host: $(HOST_TESTS)
+	@tests/run --host-only
+
+test-guest: deps all
+	@tests/run --guest-only
+
+demo: deps all
+	@tools/vm --cores 2 --threads 2 --timeout 300 -- tools/demo.sh
+
+format:
+	clang-format -i bpf/*.c bpf/*.h src/*.c src/*.h include/*.h tests/*.c
+
+clean:
+	rm -rf $(O)

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Core state: one 64-bit word per core holding, for each sibling, the slot
+ * it has claimed (next) and the slot it is running (cur); see
+ * include/cs_policy.h for the layout and the compatibility rule. Every
+ * change is a compare-and-swap of the whole word, so a claim is checked
+ * against all siblings atomically. Topology comes from the loader.
+ */
+#ifndef __CS_CORE_STATE_BPF_H
+#define __CS_CORE_STATE_BPF_H
+
+const volatile u32 nr_cpus = 1;
+const volatile u8 cpu_core[CS_MAX_CPUS]; /* cpu -> core index */
+const volatile u8 cpu_sib[CS_MAX_CPUS]; /* cpu -> sibling index in its core */
+const volatile u8 core_nr[CS_MAX_CPUS]; /* core -> number of siblings */
+const volatile u8 core_cpu[CS_MAX_CPUS][CS_MAX_SMT]; /* core, sibling -> cpu */
+const volatile u32 mode = CS_MODE_STRICT;
+
+u64 core_word[CS_MAX_CPUS];
+
+/* Indexes are masked rather than checked: the verifier follows masks. */
+static u32 core_of(s32 cpu)
+{
+	return cpu_core[(u32)cpu & (CS_MAX_CPUS - 1)] & (CS_MAX_CPUS - 1);
+}
+
+static u64 *core_word_of(s32 cpu)
+{
+	if (cpu < 0 || cpu >= CS_MAX_CPUS)
+		return NULL;
+	return &core_word[core_of(cpu)];
+}
+
+static int sib_of(s32 cpu)
+{
+	return cpu_sib[(u32)cpu & (CS_MAX_CPUS - 1)] & (CS_MAX_SMT - 1);
+}
+
+static int nr_sibs(s32 cpu)
+{
+	return core_nr[core_of(cpu)];
+}
+
+/* The cpu of sibling @i in @cpu's core, or -1. */
+static s32 sib_cpu(s32 cpu, int i)
+{
+	u8 c = core_cpu[core_of(cpu)][i & (CS_MAX_SMT - 1)];
+
+	return c == 0xff ? -1 : c;
+}
+
+/*
+ * Try to set next[@cpu] = @slot. Returns a cs_verdict; on CS_CLAIM_OK the
+ * claim is in place and no sibling can start an incompatible cookie.
+ * Global (verified once) functions keep the verifier's work linear.
+ */
+__attribute__((noinline)) int core_claim(s32 cpu, u32 slot)
+{
+	u64 *wp = core_word_of(cpu);
+	int sib = sib_of(cpu), nr = nr_sibs(cpu), i;
+
+	if (!wp)
+		return CS_BLOCKED_STABLE;
+	for (i = 0; i < 8; i++) {
+		u64 w = *(volatile u64 *)wp;
+		int v = cs_claim_verdict(w, sib, nr, slot, mode);
+
+		if (v != CS_CLAIM_OK)
+			return v;
+		if (__sync_val_compare_and_swap(wp, w, cs_set_next(w, sib, slot)) == w)
+			return CS_CLAIM_OK;
+	}
+	return CS_BLOCKED_TRANSIT;
+}
+
+/* Set next[@cpu] (no check: releasing or re-claiming what it runs). */
+__attribute__((noinline)) u32 core_set_next(s32 cpu, u32 slot)
+{
+	u64 *wp = core_word_of(cpu);
+	int sib = sib_of(cpu), i;
+
+	if (!wp)
+		return CS_SLOT_NONE;
+	for (i = 0; i < 16; i++) {
+		u64 w = *(volatile u64 *)wp;
+
+		if (__sync_val_compare_and_swap(wp, w, cs_set_next(w, sib, slot)) == w)
+			return cs_next(w, sib);
+	}
+	return CS_SLOT_NONE;
+}
+
+/* Commit: @cpu now runs @slot (called after its context switch). */
+__attribute__((noinline)) int core_set_cur(s32 cpu, u32 slot)
+{
+	u64 *wp = core_word_of(cpu);
+	int sib = sib_of(cpu), i;
+
+	if (!wp)
+		return 0;
+	for (i = 0; i < 16; i++) {
+		u64 w = *(volatile u64 *)wp;
+
+		if (cs_cur(w, sib) == slot)
+			return 0;
+		if (__sync_val_compare_and_swap(wp, w, cs_set_cur(w, sib, slot)) == w)
+			return 0;
+	}
+	return -1;
+}
+
+static u64 core_read(s32 cpu)
+{
+	u64 *wp = core_word_of(cpu);
+
+	return wp ? *(volatile u64 *)wp : CS_WORD_IDLE;
+}
+
+#endif /* __CS_CORE_STATE_BPF_H */

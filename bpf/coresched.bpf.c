@@ -1,0 +1,859 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * scx_coresched: strict, fair SMT core scheduling as a sched_ext scheduler.
+ *
+ * Every task has a cookie (its trust domain); untagged tasks share cookie
+ * 0. The invariant: at no instant do two SMT siblings of one core run
+ * tasks whose cookies differ (idle is compatible with everything).
+ *
+ * 1. Queues. Each live cookie owns a slot (see tags.bpf.h) and a vtime-
+ *    ordered DSQ with the slot's number. Tasks are only ever inserted into
+ *    these DSQs, never into a local or the global DSQ, so the only way a
+ *    task reaches a CPU is ops.dispatch() moving it there, which is where
+ *    the core-wide decision is made.
+ *
+ * 2. Claims and commits. Each core has one 64-bit state word with, per
+ *    sibling, next (the slot it has claimed) and cur (the slot it runs).
+ *    A CPU claims slot K by compare-and-swap only if every sibling's next
+ *    and cur are compatible with K; then it moves a task of K to itself.
+ *    cur is committed by a probe at the entry of finish_task_switch(),
+ *    i.e. after the context switch is complete, not when the switch is
+ *    decided. That closes upstream's IPI window: a sibling that is still
+ *    leaving cookie X keeps blocking until it has really left, so no CPU
+ *    can start Y while X still runs next door. Worked example on a 2-thread
+ *    core, CPU0 running X, CPU1 idle and a task of Y waiting:
+ *
+ *      word: next0=X cur0=X next1=- cur1=-
+ *      CPU1 dispatch: claim Y? cur0=X is incompatible -> blocked, CPU1 sets
+ *        its forced flag and idles (forced idle).
+ *      CPU0 slice ends, dispatch: Y is the most deserving cookie (lowest
+ *        vtime) and nothing else holds the core -> claim Y (next0=Y) and
+ *        move Y's task to CPU0; leaving X, it kicks forced siblings. The
+ *        kick is sent from irq_work, after CPU0's switch.
+ *      CPU0 switches X -> Y, finish_task_switch commits cur0=Y.
+ *      CPU1 is kicked, claims Y (next0=Y cur0=Y are compatible), runs Y.
+ *
+ *    A claim attempt that finds a sibling in transit (next != cur) retries
+ *    by kicking itself; one that finds a stable conflict idles with its
+ *    forced flag set, and the sibling that leaves the conflicting cookie
+ *    kicks it. Flag-then-check on one side and CAS-then-read on the other
+ *    make the wakeup impossible to lose.
+ *
+ * 3. Fairness. A cookie pays for the core time it occupies: a run of d ns
+ *    on a core with n siblings, m of them running that cookie, costs
+ *    d * n / m, so a lone task that keeps its sibling forced idle pays for
+ *    both. The charge is divided by the cookie's weight (the cgroup's
+ *    cpu.weight for a cgroup cookie, the sum of its runnable tasks' weights
+ *    otherwise) into the cookie's vtime. A core follows the cookie with the
+ *    lowest vtime; when its current cookie is ahead of a waiting one by
+ *    more than the grace, the next dispatch or tick hands the core over:
+ *    the holders are kicked, and the last one out claims the new cookie.
+ *    Inside a cookie, tasks are ordered by their own weighted vtime. Idle
+ *    cookies come back no further than a few slices behind (no banking).
+ *
+ * 4. Placement. A waking task goes to an idle CPU whose siblings already
+ *    run its cookie, else to a fully idle core, else to an idle CPU whose
+ *    siblings are compatible; never next to an incompatible cookie.
+ *
+ * 5. Outside our class. Stop/RT/DL tasks are not ours to queue. When one
+ *    takes a CPU (ops.cpu_release), siblings running an incompatible cookie
+ *    are kicked, and the commit hook records the intruder's cookie so no
+ *    sibling starts a conflicting one meanwhile; kernel threads are cookie
+ *    0 unless --trust-kthreads makes them compatible with everything.
+ *
+ * Modes: strict (default) shares a core only within a cookie; fill also
+ * lets untagged (cookie 0) work run beside any cookie; none disables
+ * isolation (the same scheduler without core scheduling, for comparison).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "cs_policy.h"
+#include "cs_stats.h"
+#include "compat.bpf.h"
+#include "core_state.bpf.h"
+#include "tags.bpf.h"
+
+char _license[] SEC("license") = "GPL";
+
+const volatile bool trust_kthreads;
+const volatile u64 slice_ns = 5ULL * 1000 * 1000;
+const volatile u64 grace_ns = 5ULL * 1000 * 1000;
+
+#define DSQ_TRUST CS_SLOT_TRUST
+#define DSQ_EXCL CS_SLOT_EXCL
+#define NR_DSQS (CS_SLOT_EXCL + 1)
+
+struct cs_cpu_stat cpu_stats[CS_MAX_CPUS];
+struct cs_slot_stat slot_stats[CS_NR_SLOTS];
+u64 slot_vtime[CS_NR_SLOTS]; /* the cookie's weighted core time */
+u64 slot_tvnow[CS_NR_SLOTS]; /* task vtime clock inside the cookie */
+u64 slot_wsum[CS_NR_SLOTS]; /* sum of its runnable tasks' weights */
+u64 live_mask[4]; /* slots with holders */
+u64 vnow; /* vtime of the most deserving cookie, monotonic */
+u8 core_last[CS_MAX_CPUS]; /* last slot claimed on each core */
+struct cs_exit_info exit_info;
+
+extern const void ext_sched_class __ksym; /* untyped: 6.12 BTF has no global vars */
+u32 scx_bpf_reenqueue_local(void) __ksym;
+
+static struct cs_cpu_stat *cpu_stat(s32 cpu)
+{
+	return &cpu_stats[(u32)cpu & (CS_MAX_CPUS - 1)];
+}
+
+static void set_live(u32 s, bool live)
+{
+	u64 bit = 1ULL << (s & 63);
+
+	if (live)
+		__sync_fetch_and_or(&live_mask[(s >> 6) & 3], bit);
+	else
+		__sync_fetch_and_and(&live_mask[(s >> 6) & 3], ~bit);
+}
+
+static u8 slot_acquire(u64 cookie)
+{
+	bool fresh;
+	u8 s = slot_get(cookie, &fresh);
+
+	if (fresh && s < CS_NR_SLOTS) {
+		slot_stats[s].cookie = cookie;
+		slot_vtime[s] = vnow;
+		slot_tvnow[s] = 0;
+		slot_wsum[s] = 0;
+		set_live(s, true);
+	}
+	return s;
+}
+
+static void slot_release(u8 s)
+{
+	struct slot_table *t = slots();
+
+	slot_put(s);
+	if (t && s && s < CS_NR_SLOTS && !t->ref[s & 0xff])
+		set_live(s, false);
+}
+
+/* The weight a cookie is charged against. */
+static u64 slot_weight(u32 s)
+{
+	u64 cookie, id;
+	u32 *w;
+
+	if (s >= CS_NR_SLOTS)
+		return 100;
+	cookie = slot_stats[s].cookie;
+	if (cookie & CS_COOKIE_CGROUP) {
+		id = cookie & ~CS_COOKIE_CGROUP;
+		w = bpf_map_lookup_elem(&cgrp_weight, &id);
+		return w && *w ? *w : 100;
+	}
+	return slot_wsum[s] ? slot_wsum[s] : 100;
+}
+
+/* Move the task's runnable weight to slot @to (NONE: it stops counting). */
+static void weight_move(struct task_struct *p, struct task_ctx *tctx, u8 to)
+{
+	if (tctx->wslot < CS_NR_SLOTS)
+		__sync_fetch_and_sub(&slot_wsum[tctx->wslot], tctx->wval);
+	tctx->wval = p->scx.weight;
+	if (to < CS_NR_SLOTS)
+		__sync_fetch_and_add(&slot_wsum[to], tctx->wval);
+	tctx->wslot = to;
+}
+
+/*
+ * Make the task's cached slot current with the tags. Only called while
+ * the task is not running on a claim (select_cpu, runnable, enqueue).
+ */
+static u8 refresh(struct task_struct *p, struct task_ctx *tctx)
+{
+	u64 gen = tag_gen(), cookie;
+	u8 slot;
+
+	if (tctx->gen == gen && tctx->slot != CS_SLOT_NONE &&
+	    tctx->slot != CS_SLOT_EXCL)
+		return tctx->slot;
+
+	if ((p->flags & PF_KTHREAD) && trust_kthreads) {
+		cookie = 0;
+		slot = CS_SLOT_TRUST;
+	} else {
+		cookie = task_cookie(p);
+		if (cookie == tctx->cookie && tctx->slot < CS_NR_SLOTS)
+			slot = tctx->slot;
+		else
+			slot = slot_acquire(cookie);
+	}
+	if (slot != tctx->slot) {
+		slot_release(tctx->slot);
+		if (tctx->wslot != CS_SLOT_NONE)
+			weight_move(p, tctx, slot);
+	}
+	tctx->slot = slot;
+	tctx->cookie = cookie;
+	tctx->gen = gen;
+	return slot;
+}
+
+/* Slot of a task of another sched class, without taking a reference. */
+static u8 foreign_slot(struct task_struct *p)
+{
+	struct task_ctx *tctx;
+
+	if (p->flags & PF_IDLE)
+		return CS_SLOT_NONE;
+	if (p->flags & PF_KTHREAD)
+		return trust_kthreads ? CS_SLOT_TRUST : 0;
+	tctx = task_ctx(p);
+	if (tctx && tctx->gen == tag_gen() && tctx->slot != CS_SLOT_NONE)
+		return tctx->slot;
+	return task_cookie(p) ? CS_SLOT_EXCL : 0;
+}
+
+static u64 dsq_of(u8 slot)
+{
+	return slot;
+}
+
+/*
+ * The most deserving slot with queued tasks, the one with the lowest
+ * cookie vtime: returned as slot << 56 | vtime (56 bits of ns suffice).
+ */
+#define VT_MASK ((1ULL << 56) - 1)
+__attribute__((noinline)) u64 pick_best_packed(void)
+{
+	u64 bvt = ~0ULL;
+	u8 best = CS_SLOT_NONE;
+	s32 s;
+
+	bpf_for(s, 0, CS_NR_SLOTS) {
+		u32 i = (u32)s;
+
+		if (i >= CS_NR_SLOTS)
+			break;
+		if (!(live_mask[i / 64] & (1ULL << (i % 64))))
+			continue;
+		if (slot_vtime[i] >= bvt || cs_nr_queued(i) <= 0)
+			continue;
+		best = i;
+		bvt = slot_vtime[i];
+	}
+	if (cs_nr_queued(DSQ_EXCL) > 0 && (best == CS_SLOT_NONE || vnow < bvt)) {
+		best = CS_SLOT_EXCL;
+		bvt = vnow;
+	}
+	return (u64)best << 56 | (bvt & VT_MASK);
+}
+
+static u8 pick_best(u64 *best_vt)
+{
+	u64 packed = pick_best_packed();
+
+	*best_vt = packed & VT_MASK;
+	return packed >> 56;
+}
+
+static u64 slot_vt(u8 s)
+{
+	return s < CS_NR_SLOTS ? slot_vtime[s] : vnow;
+}
+
+/* Wake siblings that idle because of what this CPU ran. */
+__attribute__((noinline)) int kick_forced_siblings(s32 cpu)
+{
+	int i, sib = sib_of(cpu), nr = nr_sibs(cpu);
+
+	for (i = 0; i < CS_MAX_SMT; i++) {
+		s32 c = sib_cpu(cpu, i);
+
+		if (i == sib || i >= nr || c < 0)
+			continue;
+		if (cpu_stat(c)->forced) {
+			cs_kick(c, SCX_KICK_IDLE);
+			cpu_stat(cpu)->kicks++;
+		}
+	}
+	return 0;
+}
+
+/* Change this CPU's claim; leaving a cookie frees its forced siblings. */
+static void set_claim(s32 cpu, u8 slot)
+{
+	u8 old = core_set_next(cpu, slot);
+
+	if (old != slot && old != CS_SLOT_NONE)
+		kick_forced_siblings(cpu);
+}
+
+/* Ask the siblings holding @held to give the core up. */
+__attribute__((noinline)) int hand_over(s32 cpu, u32 held)
+{
+	u64 w = core_read(cpu);
+	int i, sib = sib_of(cpu), nr = nr_sibs(cpu);
+
+	for (i = 0; i < CS_MAX_SMT; i++) {
+		s32 c = sib_cpu(cpu, i);
+
+		if (i == sib || i >= nr || c < 0)
+			continue;
+		if (cs_next(w, i) == held || cs_cur(w, i) == held) {
+			cs_kick(c, SCX_KICK_PREEMPT);
+			cpu_stat(cpu)->kicks++;
+		}
+	}
+	return 0;
+}
+
+static void forced_idle_end(struct cs_cpu_stat *st)
+{
+	u64 start = st->fi_start, d;
+
+	if (!start)
+		return;
+	st->fi_start = 0;
+	d = bpf_ktime_get_ns() - start;
+	st->forced_idle_ns += d;
+	if (st->fi_slot < CS_NR_SLOTS)
+		__sync_fetch_and_add(&slot_stats[st->fi_slot].forced_idle_ns, d);
+}
+
+/*
+ * Claim @slot and move one of its tasks here, or keep @prev if it is of
+ * @slot and nothing else of it waits. True if this CPU has work.
+ */
+static bool try_run(s32 cpu, u8 slot, struct task_struct *prev, u8 prev_slot,
+		    u8 was)
+{
+	struct cs_cpu_stat *st = cpu_stat(cpu);
+	int v = core_claim(cpu, slot);
+
+	if (v == CS_BLOCKED_TRANSIT) {
+		st->transit_retries++;
+		cs_kick(cpu, 0);
+		return false;
+	}
+	if (v != CS_CLAIM_OK)
+		return false;
+
+	if (!cs_move_to_local(dsq_of(slot))) {
+		if (!prev || prev_slot != slot) {
+			/* Nothing of @slot can run here after all. */
+			set_claim(cpu, CS_SLOT_NONE);
+			return false;
+		}
+		prev->scx.slice = slice_ns; /* keep running prev */
+	}
+	st->forced = 0;
+	if (was != slot && was != CS_SLOT_NONE)
+		kick_forced_siblings(cpu);
+	if (core_last[core_of(cpu)] != slot) {
+		core_last[core_of(cpu)] = slot;
+		st->cookie_switches++;
+	}
+	return true;
+}
+
+void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
+{
+	struct cs_cpu_stat *st = cpu_stat(cpu);
+	int sib = sib_of(cpu), nr = nr_sibs(cpu), i;
+	u8 prev_slot = CS_SLOT_NONE, held, best, was, cands[3];
+	u64 w, bvt;
+
+	/* Flag first, then look: a sibling leaving its cookie will see it. */
+	__sync_lock_test_and_set(&st->forced, 1);
+
+	if (prev && (prev->scx.flags & SCX_TASK_QUEUED)) {
+		struct task_ctx *tctx = task_ctx(prev);
+
+		if (tctx && tctx->gen == tag_gen())
+			prev_slot = tctx->slot;
+	}
+
+	w = core_read(cpu);
+	was = cs_next(w, sib);
+
+	if (trust_kthreads && cs_nr_queued(DSQ_TRUST) > 0 &&
+	    try_run(cpu, CS_SLOT_TRUST, NULL, CS_SLOT_NONE, was))
+		return;
+
+	held = cs_core_slot(w, sib, nr);
+	best = pick_best(&bvt);
+	if (prev_slot < CS_NR_SLOTS &&
+	    (best == CS_SLOT_NONE || slot_vtime[prev_slot] < bvt)) {
+		best = prev_slot;
+		bvt = slot_vtime[prev_slot];
+	}
+	if (best != CS_SLOT_NONE && bvt != ~0ULL && bvt > vnow)
+		vnow = bvt;
+
+	cands[0] = held;
+	if (held == CS_SLOT_NONE || held == CS_SLOT_TRUST) {
+		cands[0] = best;
+	} else if (best != CS_SLOT_NONE && !cs_compat(held, best, mode) &&
+		   cs_should_yield(slot_vt(held), bvt, grace_ns)) {
+		/* The holder is past its share: make the core change hands. */
+		hand_over(cpu, held);
+		cands[0] = CS_SLOT_NONE;
+	}
+	cands[1] = mode == CS_MODE_FILL ? 0 : CS_SLOT_NONE;
+	cands[2] = cands[0] == CS_SLOT_NONE ? CS_SLOT_NONE : best;
+
+	for (i = 0; i < 3; i++) {
+		u8 s = cands[i];
+
+		if (s == CS_SLOT_NONE || (i && s == cands[0]))
+			continue;
+		if (try_run(cpu, s, prev, prev_slot, was))
+			return;
+	}
+
+	/* Nothing compatible to run: release the claim and idle. */
+	set_claim(cpu, CS_SLOT_NONE);
+	if (best != CS_SLOT_NONE) {
+		if (!st->fi_start) {
+			st->fi_start = bpf_ktime_get_ns();
+			st->fi_slot = held;
+		}
+	} else {
+		st->forced = 0;
+	}
+}
+
+/* Score an idle CPU for a task of @slot: 0 means unusable. */
+__attribute__((noinline)) int place_score(s32 cpu, u32 slot)
+{
+	u64 w = core_read(cpu);
+	int sib = sib_of(cpu), nr = nr_sibs(cpu);
+	u8 held = cs_core_slot(w, sib, nr);
+
+	if (cs_claim_verdict(w, sib, nr, slot, mode) != CS_CLAIM_OK)
+		return 0;
+	if (held == slot)
+		return 3;
+	if (held == CS_SLOT_NONE)
+		return 2;
+	return 1;
+}
+
+/*
+ * Best CPU among @cands (idle and allowed, one bit per cpu) for a task of
+ * @slot: its cookie already on the core, then an idle core, then any
+ * compatible one; @prev_cpu wins ties. Returns -1 if none.
+ */
+__attribute__((noinline)) s32 pick_cpu(u64 cands, s32 prev_cpu, u32 slot)
+{
+	int best_score = 0, i;
+	s32 best = -1;
+
+	if (prev_cpu >= 0 && prev_cpu < CS_MAX_CPUS &&
+	    (cands & (1ULL << prev_cpu))) {
+		best_score = place_score(prev_cpu, slot);
+		if (best_score)
+			best = prev_cpu;
+		if (best_score >= 2)
+			return best;
+	}
+	bpf_for(i, 0, CS_MAX_CPUS) {
+		int score;
+
+		if (!(cands & (1ULL << (i & 63))) || i == prev_cpu)
+			continue;
+		score = place_score(i, slot);
+		if (score > best_score) {
+			best = i;
+			best_score = score;
+		}
+	}
+	return best;
+}
+
+/* Best idle CPU for @p of @slot, preferring @prev_cpu on ties; or -1. */
+static s32 find_cpu(struct task_struct *p, u8 slot, s32 prev_cpu)
+{
+	const struct cpumask *idle = scx_bpf_get_idle_cpumask();
+	u64 cands = BPF_CORE_READ(idle, bits[0]) &
+		    BPF_CORE_READ(p, cpus_ptr, bits[0]);
+
+	scx_bpf_put_idle_cpumask(idle);
+	if (nr_cpus < 64)
+		cands &= (1ULL << nr_cpus) - 1;
+	return pick_cpu(cands, prev_cpu, slot);
+}
+
+s32 BPF_STRUCT_OPS(cs_select_cpu, struct task_struct *p, s32 prev_cpu,
+		   u64 wake_flags)
+{
+	struct task_ctx *tctx = task_ctx(p);
+	s32 cpu;
+
+	if (!tctx)
+		return prev_cpu;
+	cpu = find_cpu(p, refresh(p, tctx), prev_cpu);
+	if (cpu >= 0 && scx_bpf_test_and_clear_cpu_idle(cpu))
+		return cpu;
+	return prev_cpu;
+}
+
+void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
+{
+	struct task_ctx *tctx = task_ctx(p);
+	u8 slot = CS_SLOT_EXCL;
+	u64 vt;
+	s32 cpu;
+
+	if (tctx) {
+		slot = refresh(p, tctx);
+		tctx->enq_at = bpf_ktime_get_ns();
+	}
+	if (slot == CS_SLOT_TRUST) {
+		cs_insert(p, DSQ_TRUST, slice_ns, enq_flags);
+	} else {
+		vt = p->scx.dsq_vtime;
+		if (slot < CS_NR_SLOTS) {
+			vt = cs_clamp_vtime(vt, slot_tvnow[slot], slice_ns);
+			if (cs_nr_queued(slot) <= 0)
+				slot_vtime[slot] = cs_clamp_vtime(
+					slot_vtime[slot], vnow, 4 * grace_ns);
+		}
+		p->scx.dsq_vtime = vt;
+		cs_insert_vtime(p, dsq_of(slot), slice_ns, vt, enq_flags);
+	}
+
+	/* Wakeups were placed by select_cpu; others need a CPU woken. */
+	if (enq_flags & SCX_ENQ_WAKEUP)
+		return;
+	cpu = find_cpu(p, slot, scx_bpf_task_cpu(p));
+	if (cpu >= 0 && scx_bpf_test_and_clear_cpu_idle(cpu))
+		cs_kick(cpu, SCX_KICK_IDLE);
+}
+
+/* Charge @p's run since its last charge to itself and its cookie. */
+static void charge(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
+{
+	u64 now = bpf_ktime_get_ns(), delta, ch;
+	u8 s = tctx->slot;
+
+	delta = now - tctx->last_charge;
+	if (!tctx->last_charge || delta > 10ULL * 1000 * 1000 * 1000)
+		delta = 0;
+	tctx->last_charge = now;
+	if (p->scx.weight)
+		p->scx.dsq_vtime += delta * 100 / p->scx.weight;
+	cpu_stat(cpu)->busy_ns += delta;
+	if (s >= CS_NR_SLOTS)
+		return;
+	ch = cs_core_charge(delta, nr_sibs(cpu),
+			    cs_nr_running(core_read(cpu), nr_sibs(cpu), s));
+	__sync_fetch_and_add(&slot_vtime[s], cs_scale(ch, slot_weight(s)));
+	__sync_fetch_and_add(&slot_stats[s].core_ns, ch);
+	__sync_fetch_and_add(&slot_stats[s].run_ns, delta);
+}
+
+void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
+{
+	s32 cpu = bpf_get_smp_processor_id();
+	struct cs_cpu_stat *st = cpu_stat(cpu);
+	struct task_ctx *tctx = task_ctx(p);
+	u64 now = bpf_ktime_get_ns();
+	u8 slot;
+
+	forced_idle_end(st);
+	if (!tctx)
+		return;
+	slot = tctx->slot;
+	tctx->last_charge = now;
+	if (tctx->enq_at) {
+		u64 wait = now - tctx->enq_at;
+
+		if (wait > st->max_wait_ns)
+			st->max_wait_ns = wait;
+		tctx->enq_at = 0;
+	}
+	if (slot < CS_NR_SLOTS && p->scx.dsq_vtime > slot_tvnow[slot])
+		slot_tvnow[slot] = p->scx.dsq_vtime;
+	/* Tasks started during the load transition run unclaimed. */
+	if (cs_next(core_read(cpu), sib_of(cpu)) != slot) {
+		st->unclaimed_runs++;
+		core_set_next(cpu, slot);
+	}
+}
+
+void BPF_STRUCT_OPS(cs_stopping, struct task_struct *p, bool runnable)
+{
+	struct task_ctx *tctx = task_ctx(p);
+
+	if (tctx)
+		charge(p, tctx, bpf_get_smp_processor_id());
+}
+
+void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
+{
+	s32 cpu = bpf_get_smp_processor_id();
+	struct task_ctx *tctx = task_ctx(p);
+	u64 w, bvt;
+	u8 best;
+
+	if (!tctx)
+		return;
+	charge(p, tctx, cpu);
+	/* Re-tagged: go back through enqueue to pick up the new cookie. */
+	if (tctx->gen != tag_gen()) {
+		p->scx.slice = 0;
+		return;
+	}
+	/* A higher class may have started an incompatible task next door. */
+	w = core_read(cpu);
+	if (cs_claim_verdict(w, sib_of(cpu), nr_sibs(cpu), tctx->slot, mode) !=
+	    CS_CLAIM_OK) {
+		p->scx.slice = 0;
+		return;
+	}
+	/* Past its share while another cookie waits: let dispatch hand over. */
+	best = pick_best(&bvt);
+	if (best != CS_SLOT_NONE && !cs_compat(best, tctx->slot, mode) &&
+	    cs_should_yield(slot_vt(tctx->slot), bvt, grace_ns))
+		p->scx.slice = 0;
+}
+
+void BPF_STRUCT_OPS(cs_runnable, struct task_struct *p, u64 enq_flags)
+{
+	struct task_ctx *tctx = task_ctx(p);
+
+	if (tctx)
+		weight_move(p, tctx, refresh(p, tctx));
+}
+
+void BPF_STRUCT_OPS(cs_quiescent, struct task_struct *p, u64 deq_flags)
+{
+	struct task_ctx *tctx = task_ctx(p);
+
+	if (tctx)
+		weight_move(p, tctx, CS_SLOT_NONE);
+}
+
+void BPF_STRUCT_OPS(cs_set_weight, struct task_struct *p, u32 weight)
+{
+	struct task_ctx *tctx = task_ctx(p);
+
+	if (tctx && tctx->wslot != CS_SLOT_NONE)
+		weight_move(p, tctx, tctx->wslot);
+}
+
+void BPF_STRUCT_OPS(cs_update_idle, s32 cpu, bool idle)
+{
+	if (!idle)
+		forced_idle_end(cpu_stat(cpu));
+}
+
+void BPF_STRUCT_OPS(cs_cpu_release, s32 cpu, struct scx_cpu_release_args *args)
+{
+	u8 slot = foreign_slot(args->task);
+	u64 w = core_read(cpu);
+	int i, sib = sib_of(cpu), nr = nr_sibs(cpu);
+
+	/*
+	 * Claim the intruder's cookie now, so no sibling starts a conflict;
+	 * cur still names what runs here until the switch commits.
+	 */
+	set_claim(cpu, slot);
+	for (i = 0; i < CS_MAX_SMT; i++) {
+		s32 c = sib_cpu(cpu, i);
+
+		if (i == sib || i >= nr || c < 0)
+			continue;
+		if (!cs_compat(cs_next(w, i), slot, mode) ||
+		    !cs_compat(cs_cur(w, i), slot, mode)) {
+			cs_kick(c, SCX_KICK_PREEMPT);
+			cpu_stat(cpu)->kicks++;
+		}
+	}
+	scx_bpf_reenqueue_local();
+}
+
+s32 BPF_STRUCT_OPS(cs_init_task, struct task_struct *p,
+		   struct scx_init_task_args *args)
+{
+	struct task_ctx *tctx;
+
+	tctx = bpf_task_storage_get(&task_ctxs, p, NULL,
+				    BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!tctx)
+		return -ENOMEM;
+	tctx->slot = CS_SLOT_NONE;
+	tctx->wslot = CS_SLOT_NONE;
+	tctx->gen = ~0ULL;
+
+	/* A forked task inherits its parent's per-task cookie. */
+	if (args->fork) {
+		u32 ptid = (u32)bpf_get_current_pid_tgid(), tid = p->pid;
+		struct cs_tag *tag = bpf_map_lookup_elem(&cs_task_tag, &ptid);
+
+		if (tag) {
+			struct cs_tag copy = *tag;
+
+			bpf_map_update_elem(&cs_task_tag, &tid, &copy, BPF_ANY);
+		}
+	}
+	return 0;
+}
+
+void BPF_STRUCT_OPS(cs_exit_task, struct task_struct *p,
+		    struct scx_exit_task_args *args)
+{
+	struct task_ctx *tctx = task_ctx(p);
+	u32 tid = p->pid;
+
+	if (tctx) {
+		if (tctx->wslot != CS_SLOT_NONE)
+			weight_move(p, tctx, CS_SLOT_NONE);
+		slot_release(tctx->slot);
+		tctx->slot = CS_SLOT_NONE;
+	}
+	/* Unloading also calls this; only a dead task loses its tag. */
+	if (p->flags & PF_EXITING)
+		bpf_map_delete_elem(&cs_task_tag, &tid);
+}
+
+s32 BPF_STRUCT_OPS(cs_cgroup_init, struct cgroup *cgrp,
+		   struct scx_cgroup_init_args *args)
+{
+	u64 id = cgrp->kn->id;
+	u32 weight = args->weight;
+
+	bpf_map_update_elem(&cgrp_weight, &id, &weight, BPF_ANY);
+	return 0;
+}
+
+void BPF_STRUCT_OPS(cs_cgroup_exit, struct cgroup *cgrp)
+{
+	u64 id = cgrp->kn->id;
+
+	bpf_map_delete_elem(&cgrp_weight, &id);
+	bpf_map_delete_elem(&cs_cgrp_tag, &id);
+}
+
+void BPF_STRUCT_OPS(cs_cgroup_set_weight, struct cgroup *cgrp, u32 weight)
+{
+	u64 id = cgrp->kn->id;
+
+	bpf_map_update_elem(&cgrp_weight, &id, &weight, BPF_ANY);
+}
+
+void BPF_STRUCT_OPS(cs_cgroup_move, struct task_struct *p,
+		    struct cgroup *from, struct cgroup *to)
+{
+	struct task_ctx *tctx = task_ctx(p);
+
+	/* Stale: the next enqueue (or tick, if running) re-resolves it. */
+	if (tctx)
+		tctx->gen = ~0ULL;
+}
+
+void BPF_STRUCT_OPS(cs_cpu_offline, s32 cpu)
+{
+	core_set_next(cpu, CS_SLOT_NONE);
+	core_set_cur(cpu, CS_SLOT_NONE);
+	kick_forced_siblings(cpu);
+}
+
+void BPF_STRUCT_OPS(cs_cpu_online, s32 cpu)
+{
+	core_set_next(cpu, CS_SLOT_NONE);
+	core_set_cur(cpu, CS_SLOT_NONE);
+}
+
+s32 BPF_STRUCT_OPS_SLEEPABLE(cs_init)
+{
+	u32 i;
+	s32 ret;
+
+	for (i = 0; i < CS_MAX_CPUS; i++)
+		core_word[i] = CS_WORD_IDLE;
+	slot_table_init();
+	set_live(0, true);
+	for (i = 0; i < NR_DSQS; i++) {
+		ret = cs_create_dsq(i);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+void BPF_STRUCT_OPS(cs_exit, struct scx_exit_info *ei)
+{
+	exit_info.exit_code = ei->exit_code;
+	bpf_probe_read_kernel_str(exit_info.reason, sizeof(exit_info.reason),
+				  ei->reason);
+	bpf_probe_read_kernel_str(exit_info.msg, sizeof(exit_info.msg),
+				  ei->msg);
+	exit_info.kind = ei->kind;
+}
+
+/* Commit: after a context switch, record what this CPU now runs. */
+static void commit(struct task_struct *p)
+{
+	s32 cpu = bpf_get_smp_processor_id();
+	struct task_ctx *tctx;
+	u8 slot;
+
+	if (p->flags & PF_IDLE) {
+		slot = CS_SLOT_NONE;
+	} else if ((const void *)p->sched_class == &ext_sched_class) {
+		tctx = task_ctx(p);
+		slot = tctx && tctx->slot != CS_SLOT_NONE ? tctx->slot :
+							    CS_SLOT_EXCL;
+	} else {
+		slot = foreign_slot(p);
+	}
+	core_set_cur(cpu, slot);
+}
+
+SEC("kprobe/finish_task_switch")
+int BPF_KPROBE(cs_commit_kprobe)
+{
+	commit(bpf_get_current_task_btf());
+	return 0;
+}
+
+/* Fallback commit point where finish_task_switch cannot be probed. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(cs_commit_tp, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	commit(next);
+	return 0;
+}
+
+SEC(".struct_ops.link")
+struct sched_ext_ops coresched_ops = {
+	.select_cpu = (void *)cs_select_cpu,
+	.enqueue = (void *)cs_enqueue,
+	.dispatch = (void *)cs_dispatch,
+	.tick = (void *)cs_tick,
+	.runnable = (void *)cs_runnable,
+	.running = (void *)cs_running,
+	.stopping = (void *)cs_stopping,
+	.quiescent = (void *)cs_quiescent,
+	.set_weight = (void *)cs_set_weight,
+	.update_idle = (void *)cs_update_idle,
+	.cpu_release = (void *)cs_cpu_release,
+	.init_task = (void *)cs_init_task,
+	.exit_task = (void *)cs_exit_task,
+	.cgroup_init = (void *)cs_cgroup_init,
+	.cgroup_exit = (void *)cs_cgroup_exit,
+	.cgroup_set_weight = (void *)cs_cgroup_set_weight,
+	.cgroup_move = (void *)cs_cgroup_move,
+	.cpu_online = (void *)cs_cpu_online,
+	.cpu_offline = (void *)cs_cpu_offline,
+	.init = (void *)cs_init,
+	.exit = (void *)cs_exit,
+	.flags = SCX_OPS_ENQ_LAST | SCX_OPS_ENQ_EXITING |
+		 SCX_OPS_KEEP_BUILTIN_IDLE | SCX_OPS_HAS_CGROUP_WEIGHT,
+	.name = CS_OPS_NAME,
+};

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * coresched-observe: an outside observer of SMT isolation. It does not look
+ * at any scheduler decision; it only watches context switches and derives
+ * every task's cookie on its own, then checks in user space that SMT
+ * siblings never ran tasks of incompatible cookies at the same time.
+ *
+ * BPF side. Every sched_switch emits one record for the task switched in:
+ *
+ *   { ts, cpu, tid, cookie, class, wait_ns, comm }
+ *
+ * into a 32 MiB ring buffer. The cookie comes from one of two sources:
+ *
+ *   ours      cs_task_tag[tid] if present, else the tag of the nearest
+ *             tagged cgroup v2 ancestor of the task's default-hierarchy
+ *             cgroup (itself included, at most CS_MAX_CGRP_DEPTH levels
+ *             up) in cs_cgrp_tag, else 0. The two maps are the ones
+ *             pinned by scx_coresched, reused by user space.
+ *   upstream  task->core_cookie (prctl(PR_SCHED_CORE) core scheduling).
+ *
+ * The class says how the task compares with others: OBS_IDLE (pid 0, the
+ * idle task: compatible with everything), OBS_TRUSTED (a kernel thread with
+ * --trust-kthreads: compatible with everything) or OBS_TASK (compared by
+ * cookie). A failed ring buffer write is counted in lost_events; user space
+ * then reports that isolation cannot be verified.
+ *
+ * User space sorts the records by ts and sweeps them, holding back the
+ * last 250 ms: a CPU reserves ring buffer space a little after taking its
+ * timestamp, so records of different CPUs can arrive slightly out of order
+ * (a record older than one already swept is counted as late, which also
+ * means "cannot verify"). In the sweep, each CPU runs the task of its
+ * last record; a sibling pair is incompatible while both CPUs are known and
+ * their tasks are incompatible, and every maximal such interval is one
+ * overlap window. Example, one core with CPUs 0 and 1, --mode strict,
+ * cookies A and B:
+ *
+ *   ts   record                     cpu0     cpu1     pair 0,1
+ *   100  cpu0 <- tid 10 (A)         10 (A)   unknown  not observed yet
+ *   130  cpu1 <- tid 20 (B)         10 (A)   20 (B)   incompatible: open
+ *   160  cpu0 <- idle               idle     20 (B)   compatible: close
+ *   200  cpu0 <- tid 21 (B)         21 (B)   20 (B)   compatible
+ *
+ * gives one window of 30 ns (130..160, tids 10/20) and 70 ns of observed
+ * time for the pair (130..200). With --mode fill a cookie of 0 would be
+ * compatible with A and B; with --mode none nothing is an overlap. The
+ * times are those of the sched_switch tracepoint, which __schedule() hits
+ * just before context_switch(): the same edges ftrace shows for a switch.
+ * Windows of zero length (two siblings switching at the same ns) are not
+ * counted.
+ *
+ * Waits are measured here, independently of the ring buffer. A task becomes
+ * runnable at sched_wakeup/sched_wakeup_new, or when it is switched out
+ * while still runnable (preempted, or its sleep cancelled by a signal:
+ * prev_state is then TASK_RUNNING). runnable_since[tid] keeps that time;
+ * at switch-in wait = now - runnable_since[tid] goes into the record, and
+ * each CPU keeps its longest-wait record in worst_wait[cpu]. If tid 20 in
+ * the example was woken at ts 90, its record at 130 has wait_ns 40.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "coresched.h"
+
+char _license[] SEC("license") = "GPL";
+
+#define PF_KTHREAD 0x00200000
+#define TASK_RUNNING 0
+#define OBS_RING_BYTES (32 << 20)
+#define OBS_MAX_RUNNABLE 65536
+
+/* The enums and struct obs_event are mirrored in src/coresched-observe.c. */
+enum obs_source {
+	OBS_SRC_OURS = 0,
+	OBS_SRC_UPSTREAM = 1,
+};
+
+enum obs_class {
+	OBS_IDLE = 0,
+	OBS_TRUSTED = 1,
+	OBS_TASK = 2,
+};
+
+struct obs_event {
+	__u64 ts;
+	__u64 cookie;
+	__u64 wait_ns; /* runnable before this switch-in; 0 if not seen */
+	__u32 tid;
+	__u32 cpu;
+	enum obs_class class;
+	char comm[16];
+};
+
+const volatile enum obs_source source = OBS_SRC_OURS;
+const volatile bool trust_kthreads;
+
+/* Written only by their own CPU; read by user space after detaching. */
+struct obs_event worst_wait[CS_MAX_CPUS];
+__u64 lost_events;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, OBS_RING_BYTES);
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, struct cs_tag);
+	__uint(max_entries, CS_MAX_TASK_TAGS);
+} cs_task_tag SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u64);
+	__type(value, struct cs_tag);
+	__uint(max_entries, CS_MAX_CGRP_TAGS);
+} cs_cgrp_tag SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, OBS_MAX_RUNNABLE);
+} runnable_since SEC(".maps");
+
+static __u64 cgrp_cookie(struct task_struct *p)
+{
+	struct cgroup *cgrp = BPF_CORE_READ(p, cgroups, dfl_cgrp);
+	int level, i;
+
+	if (!cgrp)
+		return 0;
+	level = BPF_CORE_READ(cgrp, level);
+	for (i = 0; i < CS_MAX_CGRP_DEPTH && i <= level; i++) {
+		struct cgroup *anc = BPF_CORE_READ(cgrp, ancestors[level - i]);
+		__u64 id = BPF_CORE_READ(anc, kn, id);
+		struct cs_tag *tag = bpf_map_lookup_elem(&cs_cgrp_tag, &id);
+
+		if (tag)
+			return tag->cookie;
+	}
+	return 0;
+}
+
+static __u64 task_cookie(struct task_struct *p)
+{
+	struct cs_tag *tag;
+	__u32 tid;
+
+	if (source == OBS_SRC_UPSTREAM)
+		return BPF_CORE_READ(p, core_cookie);
+	tid = BPF_CORE_READ(p, pid);
+	tag = bpf_map_lookup_elem(&cs_task_tag, &tid);
+	return tag ? tag->cookie : cgrp_cookie(p);
+}
+
+static enum obs_class task_class(struct task_struct *p)
+{
+	if (!BPF_CORE_READ(p, pid))
+		return OBS_IDLE;
+	if (trust_kthreads && (BPF_CORE_READ(p, flags) & PF_KTHREAD))
+		return OBS_TRUSTED;
+	return OBS_TASK;
+}
+
+static void mark_runnable(__u32 tid, __u64 now, __u64 flags)
+{
+	if (tid)
+		bpf_map_update_elem(&runnable_since, &tid, &now, flags);
+}
+
+/* How long @tid waited runnable, 0 if its wakeup was not seen. */
+static __u64 take_wait(__u32 tid, __u64 now)
+{
+	__u64 *since = bpf_map_lookup_elem(&runnable_since, &tid);
+	__u64 wait;
+
+	if (!since)
+		return 0;
+	wait = now > *since ? now - *since : 0;
+	bpf_map_delete_elem(&runnable_since, &tid);
+	return wait;
+}
+
+static void switched_out(struct task_struct *prev, bool runnable, __u64 now)
+{
+	__u32 tid = BPF_CORE_READ(prev, pid);
+
+	if (runnable)
+		mark_runnable(tid, now, BPF_ANY);
+	else
+		bpf_map_delete_elem(&runnable_since, &tid);
+}
+
+static void switched_in(struct task_struct *next, __u64 now)
+{
+	struct obs_event ev = {
+		.ts = now,
+		.cpu = bpf_get_smp_processor_id(),
+		.tid = BPF_CORE_READ(next, pid),
+		.class = task_class(next),
+		.cookie = task_cookie(next),
+	};
+
+	bpf_probe_read_kernel_str(ev.comm, sizeof(ev.comm), next->comm);
+	if (ev.tid)
+		ev.wait_ns = take_wait(ev.tid, now);
+	if (ev.cpu < CS_MAX_CPUS && ev.wait_ns > worst_wait[ev.cpu].wait_ns)
+		worst_wait[ev.cpu] = ev;
+	/* User space reads on a timer; a wakeup would be a switch itself. */
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_NO_WAKEUP))
+		__sync_fetch_and_add(&lost_events, 1);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(obs_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	switched_out(prev, preempt || prev_state == TASK_RUNNING, now);
+	switched_in(next, now);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(obs_wakeup, struct task_struct *p)
+{
+	mark_runnable(BPF_CORE_READ(p, pid), bpf_ktime_get_ns(), BPF_NOEXIST);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(obs_wakeup_new, struct task_struct *p)
+{
+	mark_runnable(BPF_CORE_READ(p, pid), bpf_ktime_get_ns(), BPF_NOEXIST);
+	return 0;
+}

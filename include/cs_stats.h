@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Statistics the scheduler keeps in its global data, read by
+ * scx_coresched --stats through the skeleton's memory-mapped .bss.
+ * All counters are cumulative; the reader takes differences.
+ */
+#ifndef __CS_STATS_H
+#define __CS_STATS_H
+
+#ifndef __bpf__
+#include <linux/types.h>
+#endif
+
+struct cs_cpu_stat {
+	__u64 busy_ns; /* time running our tasks */
+	__u64 forced_idle_ns; /* idle while blocked by a sibling's cookie */
+	__u64 kicks; /* sibling kicks sent for isolation */
+	__u64 cookie_switches; /* claims of a cookie other than the core's last */
+	__u64 max_wait_ns; /* worst enqueue-to-run delay; reader resets it */
+	__u64 transit_retries; /* claims retried while a sibling was switching */
+	__u64 unclaimed_runs; /* runs without a matching claim (load transition) */
+	__u64 fi_start; /* internal: start of the current forced idle, or 0 */
+	__u32 fi_slot; /* internal: slot that caused it */
+	__u32 forced; /* internal: blocked, wants a kick when the core frees */
+};
+
+struct cs_slot_stat {
+	__u64 cookie; /* cookie that owns the slot (valid while live) */
+	__u64 core_ns; /* core time charged (running + siblings held idle) */
+	__u64 run_ns; /* CPU time run */
+	__u64 forced_idle_ns; /* sibling forced idle it caused (core_forceidle_sum) */
+};
+
+struct cs_exit_info {
+	__s32 kind; /* enum scx_exit_kind, 0 while running */
+	__s64 exit_code;
+	char reason[128];
+	char msg[1024];
+};
+
+#endif /* __CS_STATS_H */

@@ -1,0 +1,112 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Build the scx_coresched test kernel from Debian's linux-source-6.12 and
+# cache it outside the clone, keyed by its inputs (source package version,
+# config fragment, build recipe), so fresh clones on this machine reuse it.
+#
+#   kernel/build.sh          build if not cached, print the cache directory
+#   kernel/build.sh --dir    print the cache directory only (no build)
+#
+# The cache lives in $SCX_CACHE_DIR (default: /var/cache/scx_coresched, or
+# ~/.cache/scx_coresched for non-root users). A kernel directory holds
+# bzImage, vmlinux (for BTF) and config.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+fragment="$here/config.fragment"
+tarball=/usr/src/linux-source-6.12.tar.xz
+
+if [ -z "${SCX_CACHE_DIR:-}" ]; then
+	if [ "$(id -u)" = 0 ]; then
+		SCX_CACHE_DIR=/var/cache/scx_coresched
+	else
+		SCX_CACHE_DIR=${XDG_CACHE_HOME:-$HOME/.cache}/scx_coresched
+	fi
+fi
+
+die() {
+	echo "kernel/build.sh: $*" >&2
+	exit 1
+}
+
+srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) ||
+	die "linux-source-6.12 is not installed; run 'make deps' first"
+[ -f "$tarball" ] || die "$tarball is missing; run 'make deps' (reinstall linux-source-6.12)"
+
+# Bump recipe when a change to this script changes the kernel it produces.
+recipe=1
+key=$( (echo "$srcver recipe $recipe"; cat "$fragment") | sha256sum | cut -c1-16)
+out="$SCX_CACHE_DIR/kernel/6.12-$key"
+
+if [ "${1:-}" = "--dir" ]; then
+	echo "$out"
+	exit 0
+fi
+
+if [ -f "$out/bzImage" ] && [ -f "$out/vmlinux" ]; then
+	echo "$out"
+	exit 0
+fi
+
+mkdir -p "$SCX_CACHE_DIR/kernel"
+work="$SCX_CACHE_DIR/kernel/build-$key"
+rm -rf "$work"
+mkdir -p "$work"
+log="$work/build.log"
+jobs=$(($(nproc) + 1))
+
+echo "kernel: building Linux $srcver (cache key $key) in $work" >&2
+echo "kernel: this takes about 6 minutes on 2 cores; log: $log" >&2
+tar -C "$work" -xf "$tarball"
+src="$work/linux-source-6.12"
+
+(
+	cd "$src"
+	make tinyconfig
+	# merge_config.sh merges the fragments and runs olddefconfig.
+	./scripts/kconfig/merge_config.sh -m .config \
+		kernel/configs/kvm_guest.config "$fragment"
+	make olddefconfig
+) >"$log" 2>&1 || die "configuration failed, see $log"
+
+# Every line of the fragment must have survived the dependency solver,
+# otherwise the kernel silently lacks something the tests rely on.
+missing=0
+while IFS= read -r line; do
+	case "$line" in
+	CONFIG_*=*)
+		grep -qx "$line" "$src/.config" || {
+			echo "kernel: fragment line not in final config: $line" >&2
+			missing=1
+		}
+		;;
+	esac
+done <"$fragment"
+[ $missing = 0 ] || die "config fragment not satisfied, see $src/.config"
+
+start=$(date +%s)
+(cd "$src" && make -j"$jobs" bzImage vmlinux) >>"$log" 2>&1 &
+pid=$!
+# About 1900 objects for this config; print progress every 20 s.
+expect=1900
+while kill -0 $pid 2>/dev/null; do
+	sleep 20
+	n=$(find "$src" -name '*.o' 2>/dev/null | wc -l)
+	pct=$((n * 100 / expect))
+	[ $pct -gt 99 ] && pct=99
+	echo "kernel: $((($(date +%s) - start)))s, $n objects (~$pct%)" >&2
+done
+wait $pid || {
+	tail -n 30 "$log" >&2
+	die "kernel build failed, see $log"
+}
+
+mkdir -p "$out.tmp"
+cp "$src/arch/x86/boot/bzImage" "$src/vmlinux" "$out.tmp/"
+cp "$src/.config" "$out.tmp/config"
+rm -rf "$out"
+mv "$out.tmp" "$out"
+rm -rf "$work"
+echo "kernel: built in $(($(date +%s) - start))s: $out" >&2
+echo "$out"

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* --stats reporting; see cs_report.h. */
+#include <string.h>
+
+#include "cs_common.h"
+#include "cs_report.h"
+
+static double pct(double part, double whole)
+{
+	return whole > 0 ? 100.0 * part / whole : 0.0;
+}
+
+void cs_interval_compute(const struct cs_topo *t, const struct cs_snapshot *a,
+			 const struct cs_snapshot *b, struct cs_interval *iv)
+{
+	double span = (double)(b->t_ns - a->t_ns), core_total = 0, fi_total = 0;
+	__u64 switches = 0, kicks = 0;
+	int cpu, core, s;
+
+	memset(iv, 0, sizeof(*iv));
+	iv->secs = span / 1e9;
+	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
+		const struct cs_cpu_stat *x = &a->cpu[cpu], *y = &b->cpu[cpu];
+		double fi = (double)(y->forced_idle_ns - x->forced_idle_ns);
+
+		if (t->cpu_core[cpu] < 0)
+			continue;
+		fi_total += fi;
+		iv->core_forced_idle_pct[t->cpu_core[cpu]] += fi;
+		switches += y->cookie_switches - x->cookie_switches;
+		kicks += y->kicks - x->kicks;
+		iv->transit_retries += y->transit_retries - x->transit_retries;
+		iv->unclaimed_runs += y->unclaimed_runs - x->unclaimed_runs;
+	}
+	for (core = 0; core < t->nr_cores; core++)
+		iv->core_forced_idle_pct[core] =
+			pct(iv->core_forced_idle_pct[core],
+			    span * t->core_nr[core]);
+	iv->forced_idle_pct = pct(fi_total, span * t->nr_cpus);
+
+	for (s = 0; s < CS_NR_SLOTS; s++) {
+		const struct cs_slot_stat *x = &a->slot[s], *y = &b->slot[s];
+
+		/* A slot that changed owner starts from zero. */
+		if (x->cookie != y->cookie)
+			x = &(struct cs_slot_stat){ 0 };
+		iv->run_ms[s] = (double)(y->run_ns - x->run_ns) / 1e6;
+		iv->forced_idle_caused_ms[s] =
+			(double)(y->forced_idle_ns - x->forced_idle_ns) / 1e6;
+		iv->share_pct[s] = (double)(y->core_ns - x->core_ns);
+		core_total += iv->share_pct[s];
+		iv->active[s] = (b->live_mask[s / 64] >> (s % 64)) & 1;
+		iv->active[s] = iv->active[s] || iv->run_ms[s] > 0;
+	}
+	for (s = 0; s < CS_NR_SLOTS; s++)
+		iv->share_pct[s] = pct(iv->share_pct[s], core_total);
+	if (iv->secs > 0) {
+		iv->switches_per_s = (double)switches / iv->secs;
+		iv->kicks_per_s = (double)kicks / iv->secs;
+	}
+	iv->max_wait_ms = (double)b->max_wait_ns / 1e6;
+}
+
+void cs_cookie_name(__u64 cookie, char *buf, size_t len)
+{
+	char path[256];
+
+	if (!cookie)
+		snprintf(buf, len, "untagged");
+	else if (!(cookie & CS_COOKIE_CGROUP))
+		snprintf(buf, len, "task:0x%016llx", (unsigned long long)cookie);
+	else if (cs_cgroup_path(cookie & ~CS_COOKIE_CGROUP, path, sizeof(path)))
+		snprintf(buf, len, "cgroup:%s", path);
+	else
+		snprintf(buf, len, "cgroup:#%llu",
+			 (unsigned long long)(cookie & ~CS_COOKIE_CGROUP));
+}
+
+static void print_text(FILE *f, const struct cs_topo *t,
+		       const struct cs_snapshot *b, const struct cs_interval *iv)
+{
+	char name[300];
+	int core, s, i;
+
+	fprintf(f, "forced idle %5.1f%% |", iv->forced_idle_pct);
+	for (core = 0; core < t->nr_cores; core++) {
+		fprintf(f, " core%d(", core);
+		for (i = 0; i < t->core_nr[core]; i++)
+			fprintf(f, "%s%d", i ? "," : "", t->core_cpu[core][i]);
+		fprintf(f, ") %.1f%%", iv->core_forced_idle_pct[core]);
+	}
+	fprintf(f, "\ncookie switches %.0f/s  sibling kicks %.0f/s  worst wait %.2f ms  transit retries %llu  unclaimed runs %llu\n",
+		iv->switches_per_s, iv->kicks_per_s, iv->max_wait_ms,
+		(unsigned long long)iv->transit_retries,
+		(unsigned long long)iv->unclaimed_runs);
+	for (s = 0; s < CS_NR_SLOTS; s++) {
+		if (!iv->active[s])
+			continue;
+		cs_cookie_name(b->slot[s].cookie, name, sizeof(name));
+		fprintf(f, "  %-40s share %5.1f%%  run %8.1f ms  forced idle caused %7.1f ms\n",
+			name, iv->share_pct[s], iv->run_ms[s],
+			iv->forced_idle_caused_ms[s]);
+	}
+	fflush(f);
+}
+
+static void print_json(FILE *f, const struct cs_topo *t,
+		       const struct cs_snapshot *b, const struct cs_interval *iv)
+{
+	char name[300];
+	int core, s, n = 0;
+
+	fprintf(f, "{\"interval_s\":%.3f,\"forced_idle_pct\":%.3f,\"cores\":[",
+		iv->secs, iv->forced_idle_pct);
+	for (core = 0; core < t->nr_cores; core++)
+		fprintf(f, "%s{\"core\":%d,\"forced_idle_pct\":%.3f}",
+			core ? "," : "", core, iv->core_forced_idle_pct[core]);
+	fprintf(f, "],\"cookies\":[");
+	for (s = 0; s < CS_NR_SLOTS; s++) {
+		if (!iv->active[s])
+			continue;
+		cs_cookie_name(b->slot[s].cookie, name, sizeof(name));
+		fprintf(f, "%s{\"cookie\":\"0x%016llx\",\"name\":\"%s\",\"share_pct\":%.3f,\"run_ms\":%.3f,\"forced_idle_caused_ms\":%.3f}",
+			n++ ? "," : "", (unsigned long long)b->slot[s].cookie,
+			name, iv->share_pct[s], iv->run_ms[s],
+			iv->forced_idle_caused_ms[s]);
+	}
+	fprintf(f, "],\"cookie_switches_per_s\":%.1f,\"kicks_per_s\":%.1f,\"max_wait_ms\":%.3f,\"transit_retries\":%llu,\"unclaimed_runs\":%llu}\n",
+		iv->switches_per_s, iv->kicks_per_s, iv->max_wait_ms,
+		(unsigned long long)iv->transit_retries,
+		(unsigned long long)iv->unclaimed_runs);
+	fflush(f);
+}
+
+void cs_interval_print(FILE *f, const struct cs_topo *t,
+		       const struct cs_snapshot *b,
+		       const struct cs_interval *iv, bool json)
+{
+	if (json)
+		print_json(f, t, b, iv);
+	else
+		print_text(f, t, b, iv);
+}

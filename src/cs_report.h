@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* --stats: turn two snapshots of the scheduler's counters into a report. */
+#ifndef __CS_REPORT_H
+#define __CS_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "cs_policy.h"
+#include "cs_stats.h"
+#include "cs_topo.h"
+
+struct cs_snapshot {
+	__u64 t_ns;
+	__u64 live_mask[4];
+	__u64 max_wait_ns; /* worst wait since the previous snapshot */
+	struct cs_cpu_stat cpu[CS_MAX_CPUS];
+	struct cs_slot_stat slot[CS_NR_SLOTS];
+};
+
+struct cs_interval {
+	double secs;
+	double forced_idle_pct; /* of all CPU time */
+	double core_forced_idle_pct[CS_MAX_CPUS];
+	double share_pct[CS_NR_SLOTS]; /* of charged core time */
+	double forced_idle_caused_ms[CS_NR_SLOTS];
+	double run_ms[CS_NR_SLOTS];
+	bool active[CS_NR_SLOTS];
+	double switches_per_s, kicks_per_s, max_wait_ms;
+	__u64 transit_retries, unclaimed_runs;
+};
+
+/* Compute the interval from snapshot @a to @b. */
+void cs_interval_compute(const struct cs_topo *t, const struct cs_snapshot *a,
+			 const struct cs_snapshot *b, struct cs_interval *iv);
+
+/* A readable name for a cookie: untagged, cgroup:/path, task:0x... */
+void cs_cookie_name(__u64 cookie, char *buf, size_t len);
+
+/* Print one interval as text, or as one JSON line. */
+void cs_interval_print(FILE *f, const struct cs_topo *t,
+		       const struct cs_snapshot *b,
+		       const struct cs_interval *iv, bool json);
+
+#endif /* __CS_REPORT_H */
