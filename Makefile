@@ -25,13 +25,14 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 $(WARN) \
 KDIR = $(shell kernel/build.sh --dir)
 
 PROGS := $(O)/scx_coresched $(O)/coreschedctl $(O)/coresched-observe
-HOST_TESTS := $(O)/test_policy
+HOST_TESTS := $(O)/test_policy $(O)/test_topo
+GUEST_BINS := $(O)/progress $(O)/prctl_check
 COMMON := $(O)/cs_common.o
 
 .PHONY: all deps kernel test test-host test-guest demo clean format
 .SECONDARY:
 
-all: $(PROGS) $(HOST_TESTS)
+all: $(PROGS) $(HOST_TESTS) $(GUEST_BINS)
 
 deps:
 	@tools/deps.sh --check 2>/dev/null || tools/deps.sh
@@ -79,6 +80,13 @@ $(O)/coresched-observe: $(O)/coresched-observe.o $(COMMON)
 
 $(O)/test_policy: tests/test_policy.c include/*.h | $(O)
 	$(CC) $(CFLAGS) -o $@ $<
+
+$(O)/test_topo: tests/test_topo.c src/cs_topo.c src/cs_topo.h | $(O)
+	$(CC) $(CFLAGS) -Isrc -o $@ tests/test_topo.c src/cs_topo.c
+
+# Small programs the guest tests run.
+$(O)/%: tests/guest/%.c | $(O)
+	$(CC) $(CFLAGS) -pthread -o $@ $<
 
 test: deps all
 	@tests/run

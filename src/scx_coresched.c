@@ -296,7 +296,8 @@ int main(int argc, char **argv)
 	skel->rodata->slice_ns = o.slice_ns;
 	skel->rodata->grace_ns = o.slice_ns;
 
-	probe = find_commit_symbol(sym, sizeof(sym));
+	probe = !getenv("SCX_CORESCHED_COMMIT_TP") &&
+		find_commit_symbol(sym, sizeof(sym));
 	bpf_program__set_autoload(skel->progs.cs_commit_kprobe, probe);
 	bpf_program__set_autoload(skel->progs.cs_commit_tp, !probe);
 	bpf_program__set_autoattach(skel->progs.cs_commit_kprobe, false);

@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Foundation checks in a tools/vm guest: the topology asked for, sched_ext,
+# the scheduler attaching and detaching (also when its loader is killed),
+# and the kernel's own prctl(PR_SCHED_CORE) core scheduling.
+#   SCX_TOPO=CxT tools/vm --cores C --threads T -- tests/guest/foundation.sh
+. tests/guest/lib.sh
+
+topo=${SCX_TOPO:-2x2}
+cores=${topo%x*}
+threads=${topo#*x}
+
+# cpu0's siblings are cpus 0..T-1 with qemu's numbering; all cores alike.
+want="0-$((threads - 1))"
+[ "$threads" = 1 ] && want=0
+got=$(cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list)
+ncores=$(cat /sys/devices/system/cpu/cpu*/topology/core_id | sort -u | wc -l)
+if [ "$got" = "$want" ] && [ "$NCPU" = $((cores * threads)) ] && [ "$ncores" = "$cores" ]; then
+	pass "topology_$topo"
+else
+	fail "topology_$topo" "cpu0 siblings '$got' (want '$want'), $NCPU cpus, $ncores cores"
+fi
+
+[ "$topo" = 2x2 ] || finish
+
+if [ -d /sys/kernel/sched_ext ] && [ "$(scx_state)" = disabled ]; then
+	pass sched_ext_present
+else
+	fail sched_ext_present "/sys/kernel/sched_ext missing or not disabled"
+fi
+
+if start_sched -v; then
+	ops=$(scx_ops)
+	if stop_sched INT && grep -q "detached: unregistered from user space" "$TMP/sched.err"; then
+		pass sched_attach_detach
+	else
+		fail sched_attach_detach "no clean detach: $(tail -n 1 "$TMP/sched.err")"
+	fi
+	info "ops name while enabled: $ops"
+else
+	fail sched_attach_detach "did not attach"
+fi
+
+if start_sched; then
+	if stop_sched KILL; then
+		pass sched_detach_on_sigkill
+	else
+		fail sched_detach_on_sigkill "state '$(scx_state)' after SIGKILL of the loader"
+	fi
+else
+	fail sched_detach_on_sigkill "did not attach"
+fi
+
+# Bad input: a second instance names the first; bad options are refused.
+if start_sched; then
+	out=$("$SCHED" 2>&1)
+	rc=$?
+	if [ $rc != 0 ] && echo "$out" | grep -q "another sched_ext scheduler ('coresched')"; then
+		pass sched_refuses_second_instance
+	else
+		fail sched_refuses_second_instance "rc=$rc: $out"
+	fi
+	stop_sched
+else
+	fail sched_refuses_second_instance "did not attach"
+fi
+out=$("$SCHED" --mode loose 2>&1)
+rc=$?
+if [ $rc != 0 ] && echo "$out" | grep -q "mode 'loose'"; then
+	pass sched_bad_option
+else
+	fail sched_bad_option "rc=$rc: $out"
+fi
+
+"$ROOT/build/prctl_check" || nfail=$((nfail + 1))
+finish

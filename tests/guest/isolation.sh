@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Isolation, checked from outside the scheduler: three tagged tenants (two
+# cgroups and one 'coreschedctl new' cookie) plus untagged work, all
+# oversubscribed, under scx_coresched; coresched-observe watches
+# sched_switch and must see 0 ns of incompatible sibling overlap. Then the
+# same observer measures the kernel's own core scheduling (prctl cookies)
+# on the same kind of load, for comparison.
+#   SCX_TOPO=CxT tools/vm --cores C --threads T -- tests/guest/isolation.sh
+. tests/guest/lib.sh
+
+topo=${SCX_TOPO:-2x2}
+secs=${SCX_SECS:-10}
+mode=${SCX_MODE:-strict}
+
+start_load_ours() {
+	local a b
+	a=$(tenant t_a)
+	b=$(tenant t_b)
+	"$CTL" cgroup tag "$a" >/dev/null && "$CTL" cgroup tag "$b" >/dev/null ||
+		return 1
+	run_in "$a" stress-ng --cpu "$NCPU" --timeout $((secs + 30))
+	run_in "$b" stress-ng --cpu "$NCPU" --timeout $((secs + 30))
+	spawn "$CTL" new -- stress-ng --cpu "$NCPU" --timeout $((secs + 30))
+	spawn stress-ng --cpu $(((NCPU + 1) / 2)) --timeout $((secs + 30))
+	sleep 2
+}
+
+name="isolation_${mode}_$topo"
+if ! start_sched --mode "$mode" --stats 2 --json; then
+	fail "$name" "scheduler did not start"
+	finish
+fi
+if ! start_load_ours; then
+	fail "$name" "could not tag the tenants"
+	finish
+fi
+observe "$TMP/ours" --mode "$mode" --duration "$secs" --require-zero
+rc=$?
+ov=$(field "$TMP/ours" overlap_ns)
+info "scx_coresched $mode $topo: overlap_ns=$ov windows=$(field "$TMP/ours" overlap_windows)" \
+	"switches=$(field "$TMP/ours" switches) max_wait_ns=$(field "$TMP/ours" max_wait_ns)" \
+	"lost=$(field "$TMP/ours" lost_events)"
+info "scheduler stats: $(tail -n 1 "$TMP/sched.out")"
+if [ $rc = 0 ] && [ "$ov" = 0 ] && [ "$(field "$TMP/ours" switches)" -gt 0 ]; then
+	pass "$name"
+else
+	grep overlap_example "$TMP/ours" | head -n 3 | sed 's/^/# /'
+	fail "$name" "observer rc=$rc overlap_ns=$ov ($(tail -n 1 "$TMP/ours.err"))"
+fi
+if [ "$(scx_state)" = enabled ]; then
+	pass "isolation_no_ejection_$topo"
+else
+	fail "isolation_no_ejection_$topo" "scheduler ejected: $(tail -n 2 "$TMP/sched.err")"
+fi
+stop_bg
+stop_sched
+[ "$mode" = strict ] || finish
+
+# The kernel's own core scheduling on the same kind of load.
+gcc -O2 -pthread -o "$TMP/cookie_spin" tests/guest/cookie_spin.c || finish
+for t in 1 2 3; do
+	spawn "$TMP/cookie_spin" "$NCPU" $((secs + 20))
+done
+spawn stress-ng --cpu $(((NCPU + 1) / 2)) --timeout $((secs + 20))
+sleep 2
+observe "$TMP/up" --source upstream --duration "$secs"
+rc=$?
+info "upstream core scheduling $topo: overlap_ns=$(field "$TMP/up" overlap_ns)" \
+	"windows=$(field "$TMP/up" overlap_windows) longest_ns=$(field "$TMP/up" longest_overlap_ns)" \
+	"switches=$(field "$TMP/up" switches) max_wait_ns=$(field "$TMP/up" max_wait_ns)"
+if [ $rc = 0 ] && [ "$(field "$TMP/up" switches)" -gt 0 ]; then
+	pass "isolation_upstream_measured_$topo"
+else
+	fail "isolation_upstream_measured_$topo" "observer rc=$rc: $(tail -n 1 "$TMP/up.err")"
+fi
+finish

@@ -1,0 +1,108 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Helpers for the guest tests (sourced). Every test prints one line,
+# "PASS name" or "FAIL name: why"; information lines start with '#'.
+set -u
+
+ROOT=$PWD
+SCHED=$ROOT/build/scx_coresched
+CTL=$ROOT/build/coreschedctl
+OBS=$ROOT/build/coresched-observe
+PROGRESS=$ROOT/build/progress
+CG=/sys/fs/cgroup
+NCPU=$(nproc)
+TMP=$(mktemp -d)
+nfail=0
+SCHED_PID=
+bg_pids=()
+
+pass() { echo "PASS $1"; }
+fail() {
+	echo "FAIL $1: $2"
+	nfail=$((nfail + 1))
+}
+info() { echo "# $*"; }
+
+scx_state() { cat /sys/kernel/sched_ext/state; }
+scx_ops() { cat /sys/kernel/sched_ext/root/ops 2>/dev/null; }
+
+# start_sched ARGS...: load scx_coresched; true once it is enabled.
+start_sched() {
+	"$SCHED" "$@" >"$TMP/sched.out" 2>"$TMP/sched.err" &
+	SCHED_PID=$!
+	local i
+	for i in $(seq 1 240); do
+		if [ "$(scx_state)" = enabled ] && [ "$(scx_ops)" = coresched ]; then
+			return 0
+		fi
+		kill -0 $SCHED_PID 2>/dev/null || break
+		sleep 0.25
+	done
+	info "scheduler did not start: $(tail -n 3 "$TMP/sched.err")"
+	return 1
+}
+
+# stop_sched [SIGNAL]: stop it; true if sched_ext is disabled afterwards.
+stop_sched() {
+	local sig=${1:-INT} i
+	[ -n "$SCHED_PID" ] || return 0
+	kill -"$sig" $SCHED_PID 2>/dev/null
+	wait $SCHED_PID 2>/dev/null
+	SCHED_PID=
+	for i in $(seq 1 80); do
+		[ "$(scx_state)" = disabled ] && return 0
+		sleep 0.25
+	done
+	return 1
+}
+
+# tenant NAME: create cgroup NAME and print its path.
+tenant() {
+	mkdir -p "$CG/$1"
+	echo "$CG/$1"
+}
+
+# run_in CGROUP CMD...: run CMD in the background inside CGROUP.
+run_in() {
+	local cg=$1
+	shift
+	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$cg" "$@" &
+	bg_pids+=($!)
+}
+
+# spawn CMD...: run CMD in the background (untagged unless CMD tags).
+spawn() {
+	"$@" &
+	bg_pids+=($!)
+}
+
+stop_bg() {
+	[ ${#bg_pids[@]} -gt 0 ] || return 0
+	kill "${bg_pids[@]}" 2>/dev/null
+	pkill -f "^stress-ng" 2>/dev/null
+	wait "${bg_pids[@]}" 2>/dev/null
+	bg_pids=()
+}
+
+# observe OUT ARGS...: run the isolation observer at high priority.
+observe() {
+	local out=$1
+	shift
+	nice -n -10 "$OBS" "$@" >"$out" 2>"$out.err" </dev/null
+}
+
+# field FILE KEY: a value from the observer's text output.
+field() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
+
+cleanup() {
+	stop_bg
+	[ -n "$SCHED_PID" ] && stop_sched
+	find "$CG" -depth -mindepth 1 -type d -path "$CG/t_*" -exec rmdir {} + 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+finish() {
+	exit $((nfail > 0))
+}

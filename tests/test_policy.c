@@ -1,0 +1,1022 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Host unit tests for the pure policy code in include/cs_policy.h: the core
+ * state word, cookie compatibility, claim verdicts (with an exhaustive model
+ * check of the IPI window), core slot and charge accounting.
+ *
+ * Prints one line per test, "PASS name" or "FAIL name: why"; exits 1 if any
+ * test failed.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cs_policy.h"
+
+/* Harness */
+
+#define TEST_TIMEOUT 10 /* seconds */
+
+static char fail_msg[512];
+static int nr_failed;
+
+#define CHECK(cond, fmt, ...)						\
+	do {								\
+		if (!(cond)) {						\
+			snprintf(fail_msg, sizeof(fail_msg), "line %d: " fmt, \
+				 __LINE__, ##__VA_ARGS__);		\
+			return false;					\
+		}							\
+	} while (0)
+
+#define CHECK_EQ(got, want)						\
+	do {								\
+		unsigned long long g_ = (got), w_ = (want);		\
+		CHECK(g_ == w_, "%s = %llu (%#llx), expected %llu (%#llx)", \
+		      #got, g_, g_, w_, w_);				\
+	} while (0)
+
+/*
+ * Run one test in a child process, so that a crash or a hang still gives
+ * its FAIL line and the other tests still run.
+ */
+static void run(const char *name, bool (*test)(void))
+{
+	char msg[sizeof(fail_msg)] = "";
+	size_t got = 0;
+	ssize_t n;
+	int fd[2], status;
+	pid_t pid;
+
+	fflush(stdout);
+	if (pipe(fd) || (pid = fork()) < 0) {
+		printf("FAIL %s: cannot fork: %s\n", name, strerror(errno));
+		nr_failed++;
+		return;
+	}
+	if (!pid) {
+		bool ok;
+
+		close(fd[0]);
+		alarm(TEST_TIMEOUT);
+		ok = test();
+		if (!ok && write(fd[1], fail_msg, strlen(fail_msg)) < 0)
+			_exit(2);
+		_exit(ok ? 0 : 1);
+	}
+	close(fd[1]);
+	while (got < sizeof(msg) - 1 &&
+	       (n = read(fd[0], msg + got, sizeof(msg) - 1 - got)) > 0)
+		got += n;
+	msg[got] = '\0';
+	close(fd[0]);
+	if (waitpid(pid, &status, 0) < 0)
+		status = -1;
+	if (WIFEXITED(status) && !WEXITSTATUS(status)) {
+		printf("PASS %s\n", name);
+		return;
+	}
+	nr_failed++;
+	if (WIFSIGNALED(status))
+		printf("FAIL %s: killed by signal %d (%s)\n", name,
+		       WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else
+		printf("FAIL %s: %s\n", name, got ? msg : "no message");
+}
+
+#define RUN(name) run(#name, test_##name)
+
+/* Fixtures */
+
+enum { X = 3, Y = 7, Z = 9 }; /* three tagged cookie slots */
+
+static const int modes[] = { CS_MODE_STRICT, CS_MODE_FILL, CS_MODE_NONE };
+#define NR_MODES ((int)(sizeof(modes) / sizeof(modes[0])))
+
+/* Slot values worth trying in loops: untagged, tagged, special. */
+static const __u8 slots[] = { 0,  1, X, Y, 128, 252, CS_SLOT_TRUST,
+			      CS_SLOT_EXCL, CS_SLOT_NONE };
+#define NR_SLOTS ((int)(sizeof(slots) / sizeof(slots[0])))
+
+/* Set sibling @i of word @w to claimed @next, committed @cur. */
+static __u64 sib(__u64 w, int i, __u8 next, __u8 cur)
+{
+	return cs_set_cur(cs_set_next(w, i, next), i, cur);
+}
+
+static __u64 byte_mask(int shift)
+{
+	return 0xffULL << shift;
+}
+
+/* Word encoding */
+
+static bool test_policy_word_layout(void)
+{
+	/* The bit layout is an ABI between the BPF side and its readers. */
+	CHECK_EQ(cs_set_next(0, 0, 0xab), 0x00000000000000abULL);
+	CHECK_EQ(cs_set_cur(0, 0, 0xab), 0x000000000000ab00ULL);
+	CHECK_EQ(cs_set_next(0, 1, 0xab), 0x0000000000ab0000ULL);
+	CHECK_EQ(cs_set_cur(0, 1, 0xab), 0x00000000ab000000ULL);
+	CHECK_EQ(cs_set_next(0, 2, 0xab), 0x000000ab00000000ULL);
+	CHECK_EQ(cs_set_cur(0, 2, 0xab), 0x0000ab0000000000ULL);
+	CHECK_EQ(cs_set_next(0, 3, 0xab), 0x00ab000000000000ULL);
+	CHECK_EQ(cs_set_cur(0, 3, 0xab), 0xab00000000000000ULL);
+	CHECK_EQ(cs_next(0x0123456789abcdefULL, 0), 0xef);
+	CHECK_EQ(cs_cur(0x0123456789abcdefULL, 0), 0xcd);
+	CHECK_EQ(cs_next(0x0123456789abcdefULL, 3), 0x23);
+	CHECK_EQ(cs_cur(0x0123456789abcdefULL, 3), 0x01);
+	return true;
+}
+
+static bool test_policy_word_roundtrip(void)
+{
+	static const __u64 bases[] = { 0, ~0ULL, 0x0123456789abcdefULL,
+				       0xa5a5a5a55a5a5a5aULL };
+	int b, i, s;
+
+	for (b = 0; b < 4; b++) {
+		for (i = 0; i < CS_MAX_SMT; i++) {
+			for (s = 0; s < 256; s++) {
+				__u64 w = bases[b];
+				__u64 wn = cs_set_next(w, i, s);
+				__u64 wc = cs_set_cur(w, i, s);
+				__u64 wb = cs_set_cur(wn, i, 255 - s);
+
+				CHECK(cs_next(wn, i) == s,
+				      "next[%d] = %u after set %d (base %d)", i,
+				      cs_next(wn, i), s, b);
+				CHECK(cs_cur(wc, i) == s,
+				      "cur[%d] = %u after set %d (base %d)", i,
+				      cs_cur(wc, i), s, b);
+				CHECK(cs_cur(wn, i) == cs_cur(w, i),
+				      "set_next[%d] changed cur (base %d)", i,
+				      b);
+				CHECK(cs_next(wc, i) == cs_next(w, i),
+				      "set_cur[%d] changed next (base %d)", i,
+				      b);
+				CHECK(cs_next(wb, i) == s &&
+					      cs_cur(wb, i) == 255 - s,
+				      "next/cur[%d] = %u/%u, expected %d/%d", i,
+				      cs_next(wb, i), cs_cur(wb, i), s,
+				      255 - s);
+			}
+		}
+	}
+	return true;
+}
+
+static bool test_policy_word_other_bytes_untouched(void)
+{
+	static const __u64 bases[] = { 0, ~0ULL, 0x0123456789abcdefULL };
+	int b, i, s;
+
+	for (b = 0; b < 3; b++) {
+		for (i = 0; i < CS_MAX_SMT; i++) {
+			for (s = 0; s < NR_SLOTS; s++) {
+				__u64 w = bases[b];
+				__u64 mn = byte_mask(16 * i);
+				__u64 mc = byte_mask(16 * i + 8);
+				__u64 wn = cs_set_next(w, i, slots[s]);
+				__u64 wc = cs_set_cur(w, i, slots[s]);
+
+				CHECK((wn & ~mn) == (w & ~mn),
+				      "set_next(%d, %u) on 0x%llx gave 0x%llx",
+				      i, slots[s], (unsigned long long)w,
+				      (unsigned long long)wn);
+				CHECK((wc & ~mc) == (w & ~mc),
+				      "set_cur(%d, %u) on 0x%llx gave 0x%llx",
+				      i, slots[s], (unsigned long long)w,
+				      (unsigned long long)wc);
+			}
+		}
+	}
+	return true;
+}
+
+static bool test_policy_word_idle(void)
+{
+	int i;
+
+	for (i = 0; i < CS_MAX_SMT; i++) {
+		CHECK_EQ(cs_next(CS_WORD_IDLE, i), CS_SLOT_NONE);
+		CHECK_EQ(cs_cur(CS_WORD_IDLE, i), CS_SLOT_NONE);
+	}
+	/* Setting every field to NONE gives back the idle word. */
+	{
+		__u64 w = 0;
+
+		for (i = 0; i < CS_MAX_SMT; i++)
+			w = sib(w, i, CS_SLOT_NONE, CS_SLOT_NONE);
+		CHECK_EQ(w, CS_WORD_IDLE);
+	}
+	return true;
+}
+
+/* cs_compat */
+
+static bool test_policy_compat_none_slot(void)
+{
+	int a, m;
+
+	for (m = 0; m < NR_MODES; m++)
+		for (a = 0; a < 256; a++) {
+			CHECK(cs_compat(CS_SLOT_NONE, a, modes[m]),
+			      "NONE vs %d mode %d", a, modes[m]);
+			CHECK(cs_compat(a, CS_SLOT_NONE, modes[m]),
+			      "%d vs NONE mode %d", a, modes[m]);
+		}
+	return true;
+}
+
+static bool test_policy_compat_strict(void)
+{
+	int a, b;
+
+	for (a = 0; a < CS_NR_SLOTS; a++)
+		for (b = 0; b < CS_NR_SLOTS; b++)
+			CHECK(cs_compat(a, b, CS_MODE_STRICT) == (a == b),
+			      "strict: %d vs %d = %d", a, b,
+			      cs_compat(a, b, CS_MODE_STRICT));
+	/* Untagged is a cookie like any other in strict mode. */
+	CHECK(!cs_compat(0, X, CS_MODE_STRICT), "strict: 0 vs X allowed");
+	CHECK(!cs_compat(X, 0, CS_MODE_STRICT), "strict: X vs 0 allowed");
+	CHECK(cs_compat(0, 0, CS_MODE_STRICT), "strict: 0 vs 0 refused");
+	return true;
+}
+
+static bool test_policy_compat_fill(void)
+{
+	int a, b;
+
+	for (a = 0; a < CS_NR_SLOTS; a++)
+		for (b = 0; b < CS_NR_SLOTS; b++) {
+			bool want = a == b || a == 0 || b == 0;
+
+			CHECK(cs_compat(a, b, CS_MODE_FILL) == want,
+			      "fill: %d vs %d = %d, expected %d", a, b,
+			      cs_compat(a, b, CS_MODE_FILL), want);
+		}
+	CHECK(cs_compat(0, 252, CS_MODE_FILL), "fill: 0 vs 252 refused");
+	CHECK(!cs_compat(X, Y, CS_MODE_FILL), "fill: X vs Y allowed");
+	/* Filling never extends to the overflow slot. */
+	CHECK(!cs_compat(0, CS_SLOT_EXCL, CS_MODE_FILL), "fill: 0 vs EXCL");
+	CHECK(!cs_compat(CS_SLOT_EXCL, 0, CS_MODE_FILL), "fill: EXCL vs 0");
+	return true;
+}
+
+static bool test_policy_compat_mode_none(void)
+{
+	int a, b;
+
+	for (a = 0; a < 256; a++)
+		for (b = 0; b < 256; b++)
+			CHECK(cs_compat(a, b, CS_MODE_NONE),
+			      "mode none: %d vs %d refused", a, b);
+	return true;
+}
+
+static bool test_policy_compat_trust(void)
+{
+	int a, m;
+
+	for (m = 0; m < NR_MODES; m++)
+		for (a = 0; a < 256; a++) {
+			CHECK(cs_compat(CS_SLOT_TRUST, a, modes[m]),
+			      "TRUST vs %d mode %d", a, modes[m]);
+			CHECK(cs_compat(a, CS_SLOT_TRUST, modes[m]),
+			      "%d vs TRUST mode %d", a, modes[m]);
+		}
+	/* Explicitly: a trusted kthread may run beside the overflow slot. */
+	CHECK(cs_compat(CS_SLOT_TRUST, CS_SLOT_EXCL, CS_MODE_STRICT),
+	      "TRUST vs EXCL refused");
+	CHECK(cs_compat(CS_SLOT_EXCL, CS_SLOT_TRUST, CS_MODE_STRICT),
+	      "EXCL vs TRUST refused");
+	return true;
+}
+
+static bool test_policy_compat_excl(void)
+{
+	int a, m;
+
+	for (m = 0; m < 2; m++) /* strict, fill */
+		for (a = 0; a < 256; a++) {
+			bool want = a == CS_SLOT_NONE || a == CS_SLOT_TRUST;
+
+			CHECK(cs_compat(CS_SLOT_EXCL, a, modes[m]) == want,
+			      "EXCL vs %d mode %d = %d", a, modes[m],
+			      cs_compat(CS_SLOT_EXCL, a, modes[m]));
+			CHECK(cs_compat(a, CS_SLOT_EXCL, modes[m]) == want,
+			      "%d vs EXCL mode %d = %d", a, modes[m],
+			      cs_compat(a, CS_SLOT_EXCL, modes[m]));
+		}
+	CHECK(!cs_compat(CS_SLOT_EXCL, CS_SLOT_EXCL, CS_MODE_STRICT),
+	      "EXCL vs EXCL allowed");
+	CHECK(cs_compat(CS_SLOT_EXCL, CS_SLOT_NONE, CS_MODE_STRICT),
+	      "EXCL vs NONE refused");
+	return true;
+}
+
+static bool test_policy_compat_symmetric(void)
+{
+	int a, b, m;
+
+	for (m = 0; m < NR_MODES; m++)
+		for (a = 0; a < 256; a++)
+			for (b = 0; b < 256; b++)
+				CHECK(cs_compat(a, b, modes[m]) ==
+					      cs_compat(b, a, modes[m]),
+				      "%d vs %d mode %d not symmetric", a, b,
+				      modes[m]);
+	return true;
+}
+
+/* cs_claim_verdict */
+
+static bool test_policy_claim_idle_core(void)
+{
+	int nr, self, s, m;
+
+	for (nr = 1; nr <= CS_MAX_SMT; nr++)
+		for (self = 0; self < nr; self++)
+			for (m = 0; m < NR_MODES; m++)
+				for (s = 0; s < CS_SLOT_NONE; s++)
+					CHECK(cs_claim_verdict(CS_WORD_IDLE,
+							       self, nr, s,
+							       modes[m]) ==
+						      CS_CLAIM_OK,
+					      "nr %d self %d slot %d mode %d",
+					      nr, self, s, modes[m]);
+	return true;
+}
+
+static bool test_policy_claim_same_slot(void)
+{
+	static const int nrs[] = { 2, 4 };
+	int n, self, i;
+
+	for (n = 0; n < 2; n++) {
+		int nr = nrs[n];
+
+		for (self = 0; self < nr; self++) {
+			int other = (self + 1) % nr;
+			__u64 w = sib(CS_WORD_IDLE, other, X, X);
+			__u64 all = CS_WORD_IDLE;
+
+			CHECK_EQ(cs_claim_verdict(w, self, nr, X,
+						  CS_MODE_STRICT),
+				 CS_CLAIM_OK);
+			CHECK_EQ(cs_claim_verdict(w, self, nr, 0, CS_MODE_FILL),
+				 CS_CLAIM_OK);
+			for (i = 0; i < nr; i++)
+				if (i != self)
+					all = sib(all, i, X, X);
+			CHECK_EQ(cs_claim_verdict(all, self, nr, X,
+						  CS_MODE_STRICT),
+				 CS_CLAIM_OK);
+		}
+	}
+	return true;
+}
+
+static bool test_policy_claim_stable(void)
+{
+	static const int nrs[] = { 2, 4 };
+	int n, self;
+
+	for (n = 0; n < 2; n++) {
+		int nr = nrs[n];
+
+		for (self = 0; self < nr; self++) {
+			int other = (self + nr - 1) % nr;
+			__u64 w = sib(CS_WORD_IDLE, other, X, X);
+
+			CHECK_EQ(cs_claim_verdict(w, self, nr, Y,
+						  CS_MODE_STRICT),
+				 CS_BLOCKED_STABLE);
+			CHECK_EQ(cs_claim_verdict(w, self, nr, Y, CS_MODE_FILL),
+				 CS_BLOCKED_STABLE);
+			CHECK_EQ(cs_claim_verdict(w, self, nr, 0,
+						  CS_MODE_STRICT),
+				 CS_BLOCKED_STABLE);
+			CHECK_EQ(cs_claim_verdict(w, self, nr, 0, CS_MODE_FILL),
+				 CS_CLAIM_OK);
+			CHECK_EQ(cs_claim_verdict(w, self, nr, Y, CS_MODE_NONE),
+				 CS_CLAIM_OK);
+		}
+	}
+	/* SMT4: two siblings stably on two other cookies. */
+	CHECK_EQ(cs_claim_verdict(sib(sib(CS_WORD_IDLE, 1, X, X), 3, Z, Z), 0,
+				  4, Y, CS_MODE_STRICT),
+		 CS_BLOCKED_STABLE);
+	return true;
+}
+
+static bool test_policy_claim_transit(void)
+{
+	/* Sibling (next, cur) pairs that block a claim of Y while moving. */
+	static const __u8 blocking[][2] = {
+		{ Y, X }, /* claimed Y, still leaving X */
+		{ CS_SLOT_NONE, X }, /* going idle, still leaving X */
+		{ X, CS_SLOT_NONE }, /* claimed X, not yet running it */
+		{ X, Y }, /* leaving Y for X */
+		{ Z, X },
+		{ CS_SLOT_EXCL, Y },
+	};
+	/* Moving, but every field is compatible with Y: no block. */
+	static const __u8 harmless[][2] = {
+		{ Y, CS_SLOT_NONE },	  { CS_SLOT_NONE, Y },
+		{ CS_SLOT_TRUST, Y },	  { Y, CS_SLOT_TRUST },
+		{ CS_SLOT_TRUST, CS_SLOT_NONE },
+	};
+	static const int nrs[] = { 2, 4 };
+	int n, self, k;
+
+	for (n = 0; n < 2; n++) {
+		int nr = nrs[n];
+
+		for (self = 0; self < nr; self++) {
+			int other = (self + 1) % nr;
+
+			for (k = 0; k < 6; k++) {
+				__u64 w = sib(CS_WORD_IDLE, other,
+					      blocking[k][0], blocking[k][1]);
+				int v = cs_claim_verdict(w, self, nr, Y,
+							 CS_MODE_STRICT);
+
+				CHECK(v == CS_BLOCKED_TRANSIT,
+				      "nr %d self %d sibling %d next %u cur %u: verdict %d, expected TRANSIT",
+				      nr, self, other, blocking[k][0],
+				      blocking[k][1], v);
+			}
+			for (k = 0; k < 5; k++) {
+				__u64 w = sib(CS_WORD_IDLE, other,
+					      harmless[k][0], harmless[k][1]);
+				int v = cs_claim_verdict(w, self, nr, Y,
+							 CS_MODE_STRICT);
+
+				CHECK(v == CS_CLAIM_OK,
+				      "nr %d self %d sibling %d next %u cur %u: verdict %d, expected OK",
+				      nr, self, other, harmless[k][0],
+				      harmless[k][1], v);
+			}
+		}
+	}
+	return true;
+}
+
+/*
+ * The key case of the design: a sibling that has already claimed Y but has
+ * not committed leaving X blocks a claim of Y, as TRANSIT.
+ */
+static bool test_policy_claim_transit_claimed_not_left(void)
+{
+	int m;
+
+	for (m = 0; m < 2; m++) { /* strict, fill */
+		CHECK_EQ(cs_claim_verdict(sib(CS_WORD_IDLE, 0, Y, X), 1, 2, Y,
+					  modes[m]),
+			 CS_BLOCKED_TRANSIT);
+		CHECK_EQ(cs_claim_verdict(sib(CS_WORD_IDLE, 1, Y, X), 0, 2, Y,
+					  modes[m]),
+			 CS_BLOCKED_TRANSIT);
+		/* SMT4, the sibling in transit is the last index. */
+		CHECK_EQ(cs_claim_verdict(sib(sib(CS_WORD_IDLE, 1, Y, Y), 3, Y,
+					      X),
+					  0, 4, Y, modes[m]),
+			 CS_BLOCKED_TRANSIT);
+	}
+	return true;
+}
+
+/* The worked example from the comment in bpf/coresched.bpf.c. */
+static bool test_policy_claim_worked_example(void)
+{
+	__u64 w = sib(CS_WORD_IDLE, 0, X, X);
+
+	/* CPU1 wants Y while CPU0 runs X: stable conflict, forced idle. */
+	CHECK_EQ(cs_claim_verdict(w, 1, 2, Y, CS_MODE_STRICT),
+		 CS_BLOCKED_STABLE);
+	/* CPU0 claims Y: its own X does not block it. */
+	CHECK_EQ(cs_claim_verdict(w, 0, 2, Y, CS_MODE_STRICT), CS_CLAIM_OK);
+	w = cs_set_next(w, 0, Y);
+	CHECK_EQ(w, sib(CS_WORD_IDLE, 0, Y, X));
+	/* CPU0 is still leaving X: CPU1 must not start Y yet. */
+	CHECK_EQ(cs_claim_verdict(w, 1, 2, Y, CS_MODE_STRICT),
+		 CS_BLOCKED_TRANSIT);
+	/* finish_task_switch commits cur0 = Y. */
+	w = cs_set_cur(w, 0, Y);
+	CHECK_EQ(cs_claim_verdict(w, 1, 2, Y, CS_MODE_STRICT), CS_CLAIM_OK);
+	w = cs_set_next(w, 1, Y);
+	w = cs_set_cur(w, 1, Y);
+	CHECK_EQ(cs_nr_running(w, 2, Y), 2);
+	return true;
+}
+
+/*
+ * A transit sibling makes the verdict TRANSIT even when another sibling is
+ * a stable conflict: retrying is always safe, whatever the sibling order.
+ */
+static bool test_policy_claim_transit_precedence(void)
+{
+	__u64 a = sib(sib(CS_WORD_IDLE, 1, Z, Z), 3, Y, X);
+	__u64 b = sib(sib(CS_WORD_IDLE, 1, Y, X), 3, Z, Z);
+
+	CHECK_EQ(cs_claim_verdict(a, 0, 4, Y, CS_MODE_STRICT),
+		 CS_BLOCKED_TRANSIT);
+	CHECK_EQ(cs_claim_verdict(b, 0, 4, Y, CS_MODE_STRICT),
+		 CS_BLOCKED_TRANSIT);
+	return true;
+}
+
+static bool test_policy_claim_own_fields_ignored(void)
+{
+	int nr, self;
+
+	for (nr = 1; nr <= CS_MAX_SMT; nr++)
+		for (self = 0; self < nr; self++) {
+			__u64 w1 = sib(CS_WORD_IDLE, self, X, Z);
+			__u64 w2 = sib(CS_WORD_IDLE, self, CS_SLOT_EXCL,
+				       CS_SLOT_EXCL);
+
+			CHECK(cs_claim_verdict(w1, self, nr, Y,
+					       CS_MODE_STRICT) == CS_CLAIM_OK,
+			      "nr %d self %d: blocked by own X/Z", nr, self);
+			CHECK(cs_claim_verdict(w2, self, nr, CS_SLOT_EXCL,
+					       CS_MODE_STRICT) == CS_CLAIM_OK,
+			      "nr %d self %d: blocked by own EXCL", nr, self);
+		}
+	return true;
+}
+
+static bool test_policy_claim_beyond_nr_ignored(void)
+{
+	/* Indexes 2 and 3 hold garbage: a stable X and a transit. */
+	__u64 w = sib(sib(CS_WORD_IDLE, 2, X, X), 3, Y, X);
+	__u64 all = sib(sib(sib(w, 0, X, X), 1, Y, X), 2, Z, Z);
+
+	CHECK_EQ(cs_claim_verdict(w, 0, 2, Y, CS_MODE_STRICT), CS_CLAIM_OK);
+	CHECK_EQ(cs_claim_verdict(w, 1, 2, Y, CS_MODE_STRICT), CS_CLAIM_OK);
+	/* nr 3: index 2 counts (stable), index 3 does not (transit). */
+	CHECK_EQ(cs_claim_verdict(w, 0, 3, Y, CS_MODE_STRICT),
+		 CS_BLOCKED_STABLE);
+	/* No SMT: nothing but self, which is ignored. */
+	CHECK_EQ(cs_claim_verdict(all, 0, 1, CS_SLOT_EXCL, CS_MODE_STRICT),
+		 CS_CLAIM_OK);
+	return true;
+}
+
+static bool test_policy_claim_excl_trust(void)
+{
+	__u64 excl = sib(CS_WORD_IDLE, 1, CS_SLOT_EXCL, CS_SLOT_EXCL);
+	__u64 trust = sib(CS_WORD_IDLE, 1, CS_SLOT_TRUST, CS_SLOT_TRUST);
+
+	CHECK_EQ(cs_claim_verdict(excl, 0, 2, CS_SLOT_EXCL, CS_MODE_STRICT),
+		 CS_BLOCKED_STABLE);
+	CHECK_EQ(cs_claim_verdict(excl, 0, 2, 0, CS_MODE_FILL),
+		 CS_BLOCKED_STABLE);
+	CHECK_EQ(cs_claim_verdict(excl, 0, 2, CS_SLOT_TRUST, CS_MODE_STRICT),
+		 CS_CLAIM_OK);
+	CHECK_EQ(cs_claim_verdict(trust, 0, 2, CS_SLOT_EXCL, CS_MODE_STRICT),
+		 CS_CLAIM_OK);
+	CHECK_EQ(cs_claim_verdict(trust, 0, 2, X, CS_MODE_STRICT),
+		 CS_CLAIM_OK);
+	return true;
+}
+
+/*
+ * IPI window model check. Two CPUs of one core share a state word. Each
+ * runs a two-step program from slot from[i] to slot to[i]:
+ *
+ *   pc 0 -> 1  claim: atomically (as the CAS does) check cs_claim_verdict
+ *              and set next[i] = to[i]; not enabled while blocked
+ *   pc 1 -> 2  commit: cur[i] = next[i], after the context switch
+ *
+ * Between claim and commit the CPU may physically run either from[i] or
+ * to[i]. Every interleaving is explored and checked: committed curs are
+ * compatible, a successful claim sees a compatible sibling cur, and what
+ * may physically run on the two CPUs is compatible.
+ */
+typedef int (*verdict_fn)(__u64 w, int self, int nr, __u8 slot, int mode);
+
+struct model {
+	verdict_fn verdict;
+	int mode;
+	__u8 from[2], to[2];
+	int completed, stuck, transit, stable, violations;
+	char what[200]; /* the first violation */
+};
+
+static void violation(struct model *m, const char *what, __u64 w,
+		      const int pc[2])
+{
+	if (!m->violations++)
+		snprintf(m->what, sizeof(m->what),
+			 "%s (word 0x%016llx pc %d/%d, CPU0 %u->%u, CPU1 %u->%u, mode %d)",
+			 what, (unsigned long long)w, pc[0], pc[1], m->from[0],
+			 m->to[0], m->from[1], m->to[1], m->mode);
+}
+
+static void check_state(struct model *m, __u64 w, const int pc[2])
+{
+	int a, b;
+
+	if (!cs_compat(cs_cur(w, 0), cs_cur(w, 1), m->mode))
+		violation(m, "incompatible curs", w, pc);
+	for (a = 0; a < 2; a++)
+		for (b = 0; b < 2; b++) {
+			/* a/b: 0 = the from slot, 1 = the to slot */
+			__u8 s0 = a ? m->to[0] : m->from[0];
+			__u8 s1 = b ? m->to[1] : m->from[1];
+
+			if ((pc[0] != 1 && a != (pc[0] == 2)) ||
+			    (pc[1] != 1 && b != (pc[1] == 2)))
+				continue; /* cannot be running */
+			if (!cs_compat(s0, s1, m->mode))
+				violation(m, "incompatible cookies may run", w,
+					  pc);
+		}
+}
+
+static void explore(struct model *m, __u64 w, const int pc[2])
+{
+	bool moved = false;
+	int i;
+
+	check_state(m, w, pc);
+	for (i = 0; i < 2; i++) {
+		int npc[2] = { pc[0], pc[1] };
+		__u64 nw;
+
+		if (pc[i] == 0) {
+			int v = m->verdict(w, i, 2, m->to[i], m->mode);
+
+			m->transit += v == CS_BLOCKED_TRANSIT;
+			m->stable += v == CS_BLOCKED_STABLE;
+			if (v != CS_CLAIM_OK)
+				continue;
+			if (!cs_compat(cs_cur(w, !i), m->to[i], m->mode))
+				violation(m, "claim beside incompatible cur",
+					  w, pc);
+			nw = cs_set_next(w, i, m->to[i]);
+		} else if (pc[i] == 1) {
+			nw = cs_set_cur(w, i, cs_next(w, i));
+		} else {
+			continue;
+		}
+		npc[i]++;
+		moved = true;
+		explore(m, nw, npc);
+	}
+	if (!moved) {
+		if (pc[0] == 2 && pc[1] == 2)
+			m->completed++;
+		else
+			m->stuck++; /* a CPU stays forced idle */
+	}
+}
+
+static void run_model(struct model *m)
+{
+	static const int pc[2] = { 0, 0 };
+	__u64 w = sib(sib(CS_WORD_IDLE, 0, m->from[0], m->from[0]), 1,
+		      m->from[1], m->from[1]);
+
+	explore(m, w, pc);
+}
+
+/* upstream's window: cur is taken to be committed when the claim is made */
+static int verdict_next_only(__u64 w, int self, int nr, __u8 slot, int mode)
+{
+	int i;
+
+	for (i = 0; i < CS_MAX_SMT; i++)
+		w = cs_set_cur(w, i, cs_next(w, i));
+	return cs_claim_verdict(w, self, nr, slot, mode);
+}
+
+/* CPU0 switches X -> Y while CPU1 starts Y. */
+static bool test_policy_ipi_window_start_new(void)
+{
+	int m;
+
+	for (m = 0; m < 2; m++) { /* strict, fill */
+		struct model md = { .verdict = cs_claim_verdict,
+				    .mode = modes[m],
+				    .from = { X, CS_SLOT_NONE },
+				    .to = { Y, Y } };
+
+		run_model(&md);
+		CHECK(!md.violations, "%s", md.what);
+		CHECK(md.completed >= 1 && !md.stuck,
+		      "mode %d: %d runs completed, %d stuck", modes[m],
+		      md.completed, md.stuck);
+		/* The window was really exercised. */
+		CHECK(md.transit >= 1 && md.stable >= 1,
+		      "mode %d: %d transit, %d stable verdicts", modes[m],
+		      md.transit, md.stable);
+	}
+	return true;
+}
+
+/* CPU0 switches X -> Y while CPU1 starts X. */
+static bool test_policy_ipi_window_start_old(void)
+{
+	int m;
+
+	for (m = 0; m < 2; m++) { /* strict, fill */
+		struct model md = { .verdict = cs_claim_verdict,
+				    .mode = modes[m],
+				    .from = { X, CS_SLOT_NONE },
+				    .to = { Y, X } };
+
+		run_model(&md);
+		CHECK(!md.violations, "%s", md.what);
+		/* X and Y can never both end up running. */
+		CHECK(!md.completed && md.stuck >= 2,
+		      "mode %d: %d runs completed, %d stuck", modes[m],
+		      md.completed, md.stuck);
+		CHECK(md.transit >= 1, "mode %d: no transit verdict",
+		      modes[m]);
+	}
+	return true;
+}
+
+/* Every pair of switches between interesting slots, in every mode. */
+static bool test_policy_ipi_window_all_pairs(void)
+{
+	static const __u8 s[] = { CS_SLOT_NONE,	 0, X, Y, CS_SLOT_TRUST,
+				  CS_SLOT_EXCL };
+	int k, m, runs = 0;
+
+	/* k enumerates from[0], from[1], to[0], to[1] over s[]. */
+	for (m = 0; m < NR_MODES; m++)
+		for (k = 0; k < 6 * 6 * 6 * 6; k++) {
+			struct model md = {
+				.verdict = cs_claim_verdict,
+				.mode = modes[m],
+				.from = { s[k % 6], s[k / 6 % 6] },
+				.to = { s[k / 36 % 6], s[k / 216] },
+			};
+
+			if (!cs_compat(md.from[0], md.from[1], md.mode))
+				continue; /* not a valid starting state */
+			run_model(&md);
+			runs++;
+			CHECK(!md.violations, "%s", md.what);
+		}
+	CHECK(runs > 1000, "only %d models run", runs);
+	return true;
+}
+
+/* The model check catches a verdict that ignores cur (upstream's window). */
+static bool test_policy_ipi_window_detects_next_only(void)
+{
+	struct model md = { .verdict = verdict_next_only,
+			    .mode = CS_MODE_STRICT,
+			    .from = { X, CS_SLOT_NONE },
+			    .to = { Y, Y } };
+
+	run_model(&md);
+	CHECK(md.violations >= 1, "next-only verdict: no violation found");
+	CHECK(strstr(md.what, "claim beside incompatible cur"),
+	      "first violation: %s", md.what);
+	return true;
+}
+
+/* cs_core_slot */
+
+static bool test_policy_core_slot(void)
+{
+	int nr, self;
+
+	for (nr = 1; nr <= CS_MAX_SMT; nr++)
+		for (self = 0; self < nr; self++)
+			CHECK(cs_core_slot(CS_WORD_IDLE, self, nr) ==
+				      CS_SLOT_NONE,
+			      "idle core nr %d self %d", nr, self);
+	/* A sibling's next wins over its cur: the core is going to Y. */
+	CHECK_EQ(cs_core_slot(sib(CS_WORD_IDLE, 0, Y, X), 1, 2), Y);
+	CHECK_EQ(cs_core_slot(sib(CS_WORD_IDLE, 1, Y, X), 0, 2), Y);
+	/* ... also over an earlier sibling's cur. */
+	CHECK_EQ(cs_core_slot(sib(sib(CS_WORD_IDLE, 1, CS_SLOT_NONE, X), 2, Y,
+				  Y),
+			      0, 4),
+		 Y);
+	/* Going idle but not yet left X: still held by X. */
+	CHECK_EQ(cs_core_slot(sib(CS_WORD_IDLE, 1, CS_SLOT_NONE, X), 0, 2), X);
+	/* Untagged and the overflow slot are real holders. */
+	CHECK_EQ(cs_core_slot(sib(CS_WORD_IDLE, 1, 0, 0), 0, 2), 0);
+	CHECK_EQ(cs_core_slot(sib(CS_WORD_IDLE, 1, CS_SLOT_EXCL, CS_SLOT_EXCL),
+			      0, 2),
+		 CS_SLOT_EXCL);
+	return true;
+}
+
+static bool test_policy_core_slot_skips_trust(void)
+{
+	CHECK_EQ(cs_core_slot(sib(CS_WORD_IDLE, 1, CS_SLOT_TRUST, X), 0, 2), X);
+	CHECK_EQ(cs_core_slot(sib(CS_WORD_IDLE, 1, CS_SLOT_TRUST,
+				  CS_SLOT_TRUST),
+			      0, 2),
+		 CS_SLOT_NONE);
+	CHECK_EQ(cs_core_slot(sib(CS_WORD_IDLE, 1, X, CS_SLOT_TRUST), 0, 2), X);
+	CHECK_EQ(cs_core_slot(sib(sib(CS_WORD_IDLE, 1, CS_SLOT_TRUST,
+				      CS_SLOT_TRUST),
+				  3, Z, Z),
+			      0, 4),
+		 Z);
+	return true;
+}
+
+static bool test_policy_core_slot_ignores_self(void)
+{
+	int nr, self;
+
+	for (nr = 1; nr <= CS_MAX_SMT; nr++)
+		for (self = 0; self < nr; self++) {
+			__u64 w = sib(CS_WORD_IDLE, self, X, Y);
+			__u8 s = cs_core_slot(w, self, nr);
+
+			CHECK(s == CS_SLOT_NONE, "nr %d self %d: got %u", nr,
+			      self, s);
+		}
+	/* Siblings at index >= nr do not exist. */
+	CHECK_EQ(cs_core_slot(sib(sib(CS_WORD_IDLE, 2, X, X), 3, Y, Y), 0, 2),
+		 CS_SLOT_NONE);
+	CHECK_EQ(cs_core_slot(sib(sib(CS_WORD_IDLE, 2, X, X), 3, Y, Y), 0, 3),
+		 X);
+	return true;
+}
+
+/* cs_nr_running */
+
+static bool test_policy_nr_running(void)
+{
+	/* sib 0 claimed X but is not running it; sib 1 runs X. */
+	__u64 w = sib(sib(CS_WORD_IDLE, 0, X, CS_SLOT_NONE), 1, X, X);
+	__u64 w4 = sib(sib(sib(sib(CS_WORD_IDLE, 0, X, X), 1, Y, X), 2,
+			   CS_SLOT_NONE, X),
+		       3, X, Y);
+
+	CHECK_EQ(cs_nr_running(w, 2, X), 1);
+	CHECK_EQ(cs_nr_running(w, 2, Y), 0);
+	/* cur counts even when next has moved on. */
+	CHECK_EQ(cs_nr_running(w4, 4, X), 3);
+	CHECK_EQ(cs_nr_running(w4, 4, Y), 1);
+	/* Siblings at index >= nr do not count. */
+	CHECK_EQ(cs_nr_running(w4, 2, X), 2);
+	CHECK_EQ(cs_nr_running(w4, 1, X), 1);
+	CHECK_EQ(cs_nr_running(CS_WORD_IDLE, 4, X), 0);
+	return true;
+}
+
+/* cs_core_charge */
+
+static bool test_policy_core_charge(void)
+{
+	const __u64 d = 1000000; /* 1 ms */
+	int nr, m;
+
+	/* A lone task keeping its sibling forced idle pays for both. */
+	CHECK_EQ(cs_core_charge(d, 2, 1), 2 * d);
+	/* Two siblings of one cookie split the core. */
+	CHECK_EQ(cs_core_charge(d, 2, 2), d);
+	CHECK_EQ(cs_core_charge(d, 2, 2) + cs_core_charge(d, 2, 2), 2 * d);
+	/* No SMT: wall time. */
+	CHECK_EQ(cs_core_charge(d, 1, 1), d);
+	/* SMT4 */
+	CHECK_EQ(cs_core_charge(d, 4, 1), 4 * d);
+	CHECK_EQ(cs_core_charge(d, 4, 2), 2 * d);
+	CHECK_EQ(cs_core_charge(d, 4, 4), d);
+	CHECK_EQ(cs_core_charge(0, 4, 1), 0);
+	/*
+	 * m siblings of the cookie together pay for the whole core, up to
+	 * the rounding down of each share (less than 1 ns each).
+	 */
+	for (nr = 1; nr <= CS_MAX_SMT; nr++)
+		for (m = 1; m <= nr; m++) {
+			__u64 sum = cs_core_charge(d, nr, m) * m;
+
+			CHECK(sum <= nr * d && nr * d - sum < (__u64)m,
+			      "nr %d same %d: sum %llu", nr, m,
+			      (unsigned long long)sum);
+		}
+	CHECK_EQ(cs_core_charge(d, 4, 3), 1333333);
+	return true;
+}
+
+static bool test_policy_core_charge_clamped(void)
+{
+	const __u64 d = 1000000;
+
+	CHECK_EQ(cs_core_charge(d, 2, 0), 2 * d);
+	CHECK_EQ(cs_core_charge(d, 2, -1), 2 * d);
+	CHECK_EQ(cs_core_charge(d, 2, 3), d);
+	CHECK_EQ(cs_core_charge(d, 1, 2), d);
+	CHECK_EQ(cs_core_charge(d, 4, 9), d);
+	CHECK_EQ(cs_core_charge(d, 1, 0), d);
+	return true;
+}
+
+/* cs_scale */
+
+static bool test_policy_scale(void)
+{
+	CHECK_EQ(cs_scale(1000000, 100), 1000000);
+	CHECK_EQ(cs_scale(1000000, 200), 500000);
+	CHECK_EQ(cs_scale(1000000, 50), 2000000);
+	CHECK_EQ(cs_scale(1000000, 10000), 10000);
+	CHECK_EQ(cs_scale(0, 100), 0);
+	return true;
+}
+
+static bool test_policy_scale_zero_weight(void)
+{
+	CHECK_EQ(cs_scale(1000, 0), 100000);
+	CHECK_EQ(cs_scale(1000, 0), cs_scale(1000, 1));
+	return true;
+}
+
+/* cs_should_yield */
+
+static bool test_policy_should_yield(void)
+{
+	const __u64 g = 100;
+
+	CHECK(!cs_should_yield(1000, 1000, g), "equal vtimes yield");
+	CHECK(!cs_should_yield(1000, 950, g), "within grace yields");
+	CHECK(!cs_should_yield(1000, 900, g), "exactly grace yields");
+	CHECK(cs_should_yield(1000, 899, g), "beyond grace keeps the core");
+	CHECK(cs_should_yield(1000, 0, g), "far behind keeps the core");
+	CHECK(!cs_should_yield(900, 1000, g), "held is behind, yet yields");
+	/* No grace: any lead yields, equal does not. */
+	CHECK(!cs_should_yield(1000, 1000, 0), "grace 0, equal yields");
+	CHECK(cs_should_yield(1001, 1000, 0), "grace 0, lead keeps the core");
+	return true;
+}
+
+/* cs_clamp_vtime */
+
+static bool test_policy_clamp_vtime(void)
+{
+	CHECK_EQ(cs_clamp_vtime(500, 1000, 100), 900);
+	CHECK_EQ(cs_clamp_vtime(899, 1000, 100), 900);
+	CHECK_EQ(cs_clamp_vtime(900, 1000, 100), 900);
+	CHECK_EQ(cs_clamp_vtime(950, 1000, 100), 950);
+	CHECK_EQ(cs_clamp_vtime(2000, 1000, 100), 2000);
+	return true;
+}
+
+static bool test_policy_clamp_vtime_no_underflow(void)
+{
+	CHECK_EQ(cs_clamp_vtime(0, 50, 100), 0);
+	CHECK_EQ(cs_clamp_vtime(10, 50, 100), 10);
+	CHECK_EQ(cs_clamp_vtime(0, 100, 100), 0);
+	CHECK_EQ(cs_clamp_vtime(0, 0, 0), 0);
+	CHECK_EQ(cs_clamp_vtime(0, 101, 100), 1);
+	return true;
+}
+
+int main(void)
+{
+	RUN(policy_word_layout);
+	RUN(policy_word_roundtrip);
+	RUN(policy_word_other_bytes_untouched);
+	RUN(policy_word_idle);
+	RUN(policy_compat_none_slot);
+	RUN(policy_compat_strict);
+	RUN(policy_compat_fill);
+	RUN(policy_compat_mode_none);
+	RUN(policy_compat_trust);
+	RUN(policy_compat_excl);
+	RUN(policy_compat_symmetric);
+	RUN(policy_claim_idle_core);
+	RUN(policy_claim_same_slot);
+	RUN(policy_claim_stable);
+	RUN(policy_claim_transit);
+	RUN(policy_claim_transit_claimed_not_left);
+	RUN(policy_claim_worked_example);
+	RUN(policy_claim_transit_precedence);
+	RUN(policy_claim_own_fields_ignored);
+	RUN(policy_claim_beyond_nr_ignored);
+	RUN(policy_claim_excl_trust);
+	RUN(policy_ipi_window_start_new);
+	RUN(policy_ipi_window_start_old);
+	RUN(policy_ipi_window_all_pairs);
+	RUN(policy_ipi_window_detects_next_only);
+	RUN(policy_core_slot);
+	RUN(policy_core_slot_skips_trust);
+	RUN(policy_core_slot_ignores_self);
+	RUN(policy_nr_running);
+	RUN(policy_core_charge);
+	RUN(policy_core_charge_clamped);
+	RUN(policy_scale);
+	RUN(policy_scale_zero_weight);
+	RUN(policy_should_yield);
+	RUN(policy_clamp_vtime);
+	RUN(policy_clamp_vtime_no_underflow);
+	return nr_failed ? 1 : 0;
+}

@@ -1,0 +1,525 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Host unit tests for src/cs_topo.c: cpu list parsing, and reading the SMT
+ * topology from fake sysfs trees built under a temporary directory.
+ *
+ * Prints one line per test, "PASS name" or "FAIL name: why"; exits 1 if any
+ * test failed.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cs_topo.h"
+
+/* Harness */
+
+#define TEST_TIMEOUT 10 /* seconds */
+
+static char fail_msg[512];
+static int nr_failed;
+
+#define CHECK(cond, fmt, ...)						\
+	do {								\
+		if (!(cond)) {						\
+			snprintf(fail_msg, sizeof(fail_msg), "line %d: " fmt, \
+				 __LINE__, ##__VA_ARGS__);		\
+			return false;					\
+		}							\
+	} while (0)
+
+#define CHECK_INT(got, want)						\
+	do {								\
+		long long g_ = (got), w_ = (want);			\
+		CHECK(g_ == w_, "%s = %lld, expected %lld", #got, g_,	\
+		      w_);						\
+	} while (0)
+
+/*
+ * Run one test in a child process, so that a crash or a hang still gives
+ * its FAIL line and the other tests still run.
+ */
+static void run(const char *name, bool (*test)(void))
+{
+	char msg[sizeof(fail_msg)] = "";
+	size_t got = 0;
+	ssize_t n;
+	int fd[2], status;
+	pid_t pid;
+
+	fflush(stdout);
+	if (pipe(fd) || (pid = fork()) < 0) {
+		printf("FAIL %s: cannot fork: %s\n", name, strerror(errno));
+		nr_failed++;
+		return;
+	}
+	if (!pid) {
+		bool ok;
+
+		close(fd[0]);
+		alarm(TEST_TIMEOUT);
+		ok = test();
+		if (!ok && write(fd[1], fail_msg, strlen(fail_msg)) < 0)
+			_exit(2);
+		_exit(ok ? 0 : 1);
+	}
+	close(fd[1]);
+	while (got < sizeof(msg) - 1 &&
+	       (n = read(fd[0], msg + got, sizeof(msg) - 1 - got)) > 0)
+		got += n;
+	msg[got] = '\0';
+	close(fd[0]);
+	if (waitpid(pid, &status, 0) < 0)
+		status = -1;
+	if (WIFEXITED(status) && !WEXITSTATUS(status)) {
+		printf("PASS %s\n", name);
+		return;
+	}
+	nr_failed++;
+	if (WIFSIGNALED(status))
+		printf("FAIL %s: killed by signal %d (%s)\n", name,
+		       WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else
+		printf("FAIL %s: %s\n", name, got ? msg : "no message");
+}
+
+#define RUN(name) run(#name, test_##name)
+
+/*
+ * Check that @mask[0..max) holds exactly the cpus in @want (terminated by
+ * -1), writing the first difference to @why.
+ */
+static bool mask_is(const bool *mask, int max, const int *want, char *why,
+		    size_t len)
+{
+	bool expect[CS_MAX_CPUS] = { false };
+	int i;
+
+	for (i = 0; want[i] >= 0; i++)
+		expect[want[i]] = true;
+	for (i = 0; i < max; i++)
+		if (mask[i] != expect[i]) {
+			snprintf(why, len, "cpu %d is %s", i,
+				 mask[i] ? "set" : "clear");
+			return false;
+		}
+	return true;
+}
+
+#define CHECK_MASK(mask, max, ...)					\
+	do {								\
+		static const int want_[] = { __VA_ARGS__, -1 };		\
+		char why_[64];						\
+		CHECK(mask_is(mask, max, want_, why_, sizeof(why_)),	\
+		      "%s: %s", #mask, why_);				\
+	} while (0)
+
+/* cs_parse_cpulist */
+
+static bool test_topo_parse_single(void)
+{
+	bool mask[CS_MAX_CPUS];
+
+	memset(mask, 1, sizeof(mask)); /* must be cleared */
+	CHECK_INT(cs_parse_cpulist("0", mask, CS_MAX_CPUS), 1);
+	CHECK_MASK(mask, CS_MAX_CPUS, 0);
+	CHECK_INT(cs_parse_cpulist("63", mask, CS_MAX_CPUS), 1);
+	CHECK_MASK(mask, CS_MAX_CPUS, 63);
+	return true;
+}
+
+static bool test_topo_parse_range(void)
+{
+	bool mask[CS_MAX_CPUS];
+
+	CHECK_INT(cs_parse_cpulist("0-3", mask, CS_MAX_CPUS), 4);
+	CHECK_MASK(mask, CS_MAX_CPUS, 0, 1, 2, 3);
+	CHECK_INT(cs_parse_cpulist("5-5", mask, CS_MAX_CPUS), 1);
+	CHECK_MASK(mask, CS_MAX_CPUS, 5);
+	return true;
+}
+
+static bool test_topo_parse_ranges(void)
+{
+	bool mask[CS_MAX_CPUS];
+
+	CHECK_INT(cs_parse_cpulist("0-3,8-11", mask, CS_MAX_CPUS), 8);
+	CHECK_MASK(mask, CS_MAX_CPUS, 0, 1, 2, 3, 8, 9, 10, 11);
+	CHECK_INT(cs_parse_cpulist("0,2-3,7\n", mask, CS_MAX_CPUS), 4);
+	CHECK_MASK(mask, CS_MAX_CPUS, 0, 2, 3, 7);
+	/* Overlaps count each cpu once. */
+	CHECK_INT(cs_parse_cpulist("0-2,1-3", mask, CS_MAX_CPUS), 4);
+	CHECK_MASK(mask, CS_MAX_CPUS, 0, 1, 2, 3);
+	return true;
+}
+
+static bool test_topo_parse_newline(void)
+{
+	bool mask[CS_MAX_CPUS];
+
+	CHECK_INT(cs_parse_cpulist("1,3\n", mask, CS_MAX_CPUS), 2);
+	CHECK_MASK(mask, CS_MAX_CPUS, 1, 3);
+	CHECK_INT(cs_parse_cpulist("0-1\n", mask, CS_MAX_CPUS), 2);
+	CHECK_MASK(mask, CS_MAX_CPUS, 0, 1);
+	return true;
+}
+
+static bool test_topo_parse_malformed(void)
+{
+	static const char *const bad[] = {
+		"3-1", "a", "0-", "1,,2", "-1", "1-2-3", "1;2", "0-a", "2 3",
+	};
+	bool mask[CS_MAX_CPUS];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int n = cs_parse_cpulist(bad[i], mask, CS_MAX_CPUS);
+
+		CHECK(n == -1, "\"%s\" gave %d, expected -1", bad[i], n);
+	}
+	return true;
+}
+
+static bool test_topo_parse_max(void)
+{
+	bool mask[CS_MAX_CPUS];
+	bool small[8];
+	int i;
+
+	CHECK_INT(cs_parse_cpulist("64", mask, CS_MAX_CPUS), -1);
+	CHECK_INT(cs_parse_cpulist("0-64", mask, CS_MAX_CPUS), -1);
+	CHECK_INT(cs_parse_cpulist("0-63", mask, CS_MAX_CPUS), 64);
+	/* With max 4, nothing at or past index 4 is touched. */
+	memset(small, 1, sizeof(small));
+	CHECK_INT(cs_parse_cpulist("0-3", small, 4), 4);
+	CHECK_INT(cs_parse_cpulist("1", small, 4), 1);
+	CHECK_MASK(small, 4, 1);
+	CHECK_INT(cs_parse_cpulist("4", small, 4), -1);
+	CHECK_INT(cs_parse_cpulist("2-4", small, 4), -1);
+	for (i = 4; i < 8; i++)
+		CHECK(small[i], "small[%d] was written", i);
+	return true;
+}
+
+/* cs_topo_read on fake sysfs trees */
+
+static char tmp_root[256];
+
+/* Write @text to @dir/@rel, creating the directories on the way. */
+static bool put(const char *dir, const char *rel, const char *text)
+{
+	char path[512];
+	char *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	for (p = path + strlen(tmp_root) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST)
+			return false;
+		*p = '/';
+	}
+	f = fopen(path, "w");
+	if (!f)
+		return false;
+	fputs(text, f);
+	return !fclose(f);
+}
+
+/*
+ * Build a fake /sys/devices/system/cpu named @name. @sibs[cpu] is the
+ * content of cpu<cpu>/topology/thread_siblings_list, NULL for none.
+ */
+static const char *tree(const char *name, const char *possible,
+			const char *online, const char *const *sibs, int n)
+{
+	static char dir[300];
+	char rel[64];
+	int cpu;
+
+	snprintf(dir, sizeof(dir), "%s/%s", tmp_root, name);
+	if (!put(dir, "possible", possible) || !put(dir, "online", online))
+		return NULL;
+	for (cpu = 0; cpu < n; cpu++) {
+		if (!sibs[cpu])
+			continue;
+		snprintf(rel, sizeof(rel),
+			 "cpu%d/topology/thread_siblings_list", cpu);
+		if (!put(dir, rel, sibs[cpu]))
+			return NULL;
+	}
+	return dir;
+}
+
+/* Check the whole of @t against the per-core cpu lists in @cores. */
+static bool topo_is(const struct cs_topo *t, int nr_cpus, int smt,
+		    int nr_cores, const int cores[][CS_MAX_SMT + 1], char *why,
+		    size_t len)
+{
+	int want_core[CS_MAX_CPUS], want_sib[CS_MAX_CPUS];
+	int c, i, cpu;
+
+	memset(want_core, -1, sizeof(want_core));
+	memset(want_sib, 0, sizeof(want_sib));
+	for (c = 0; c < nr_cores; c++)
+		for (i = 0; cores[c][i] >= 0; i++) {
+			want_core[cores[c][i]] = c;
+			want_sib[cores[c][i]] = i;
+		}
+
+	if (t->nr_cpus != nr_cpus || t->nr_cores != nr_cores ||
+	    t->smt != smt) {
+		snprintf(why, len,
+			 "nr_cpus/nr_cores/smt = %d/%d/%d, expected %d/%d/%d",
+			 t->nr_cpus, t->nr_cores, t->smt, nr_cpus, nr_cores,
+			 smt);
+		return false;
+	}
+	for (cpu = 0; cpu < CS_MAX_CPUS; cpu++) {
+		if (t->cpu_core[cpu] != want_core[cpu]) {
+			snprintf(why, len, "cpu_core[%d] = %d, expected %d",
+				 cpu, t->cpu_core[cpu], want_core[cpu]);
+			return false;
+		}
+		if (want_core[cpu] >= 0 && t->cpu_sib[cpu] != want_sib[cpu]) {
+			snprintf(why, len, "cpu_sib[%d] = %d, expected %d", cpu,
+				 t->cpu_sib[cpu], want_sib[cpu]);
+			return false;
+		}
+	}
+	for (c = 0; c < CS_MAX_CPUS; c++) {
+		int nr = 0;
+
+		for (i = 0; c < nr_cores && cores[c][i] >= 0; i++)
+			nr++;
+		if (t->core_nr[c] != nr) {
+			snprintf(why, len, "core_nr[%d] = %d, expected %d", c,
+				 t->core_nr[c], nr);
+			return false;
+		}
+		for (i = 0; i < CS_MAX_SMT; i++) {
+			int want = i < nr ? cores[c][i] : -1;
+
+			if (t->core_cpu[c][i] != want) {
+				snprintf(why, len,
+					 "core_cpu[%d][%d] = %d, expected %d",
+					 c, i, t->core_cpu[c][i], want);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+#define CHECK_TOPO(t, nr_cpus, smt, nr_cores, cores)			\
+	do {								\
+		char why_[128];						\
+		CHECK(topo_is(t, nr_cpus, smt, nr_cores, cores, why_,	\
+			      sizeof(why_)),				\
+		      "%s", why_);					\
+	} while (0)
+
+#define NR(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static bool test_topo_read_2x2_interleaved(void)
+{
+	/* Intel numbering: thread 1 of every core comes after all thread 0s. */
+	static const char *const sibs[] = { "0,2\n", "1,3\n", "0,2\n",
+					    "1,3\n" };
+	static const int cores[][CS_MAX_SMT + 1] = { { 0, 2, -1 },
+						     { 1, 3, -1 } };
+	const char *root = tree("2x2", "0-3\n", "0-3\n", sibs, NR(sibs));
+	struct cs_topo t;
+	char err[256] = "";
+
+	CHECK(root, "cannot build the fake tree");
+	CHECK(!cs_topo_read(&t, root, err, sizeof(err)), "failed: %s", err);
+	CHECK_TOPO(&t, 4, 2, 2, cores);
+	CHECK_INT(t.cpu_sib[2], 1);
+	CHECK_INT(t.cpu_core[3], 1);
+	return true;
+}
+
+static bool test_topo_read_smt4(void)
+{
+	static const char *const sibs[] = { "0-3\n", "0-3\n", "0-3\n",
+					    "0-3\n" };
+	static const int cores[][CS_MAX_SMT + 1] = { { 0, 1, 2, 3, -1 } };
+	const char *root = tree("smt4", "0-3\n", "0-3\n", sibs, NR(sibs));
+	struct cs_topo t;
+	char err[256] = "";
+
+	CHECK(root, "cannot build the fake tree");
+	CHECK(!cs_topo_read(&t, root, err, sizeof(err)), "failed: %s", err);
+	CHECK_TOPO(&t, 4, 4, 1, cores);
+	return true;
+}
+
+static bool test_topo_read_no_smt(void)
+{
+	static const char *const sibs[] = { "0\n", "1\n", "2\n", "3\n" };
+	static const int cores[][CS_MAX_SMT + 1] = {
+		{ 0, -1 }, { 1, -1 }, { 2, -1 }, { 3, -1 }
+	};
+	const char *root = tree("nosmt", "0-3\n", "0-3\n", sibs, NR(sibs));
+	struct cs_topo t;
+	char err[256] = "";
+
+	CHECK(root, "cannot build the fake tree");
+	CHECK(!cs_topo_read(&t, root, err, sizeof(err)), "failed: %s", err);
+	CHECK_TOPO(&t, 4, 1, 4, cores);
+	return true;
+}
+
+/* Hybrid parts: SMT2 performance cores, single-thread efficiency cores. */
+static bool test_topo_read_hybrid(void)
+{
+	static const char *const sibs[] = { "0-1\n", "0-1\n", "2-3\n",
+					    "2-3\n", "4\n",   "5\n" };
+	static const int cores[][CS_MAX_SMT + 1] = {
+		{ 0, 1, -1 }, { 2, 3, -1 }, { 4, -1 }, { 5, -1 }
+	};
+	const char *root = tree("hybrid", "0-5\n", "0-5\n", sibs, NR(sibs));
+	struct cs_topo t;
+	char err[256] = "";
+
+	CHECK(root, "cannot build the fake tree");
+	CHECK(!cs_topo_read(&t, root, err, sizeof(err)), "failed: %s", err);
+	CHECK_TOPO(&t, 6, 2, 4, cores);
+	return true;
+}
+
+static bool test_topo_read_offline_cpu(void)
+{
+	/* cpu3 is offline: sysfs has no topology directory for it. */
+	static const char *const sibs[] = { "0,2\n", "1\n", "0,2\n", NULL };
+	const char *root = tree("offline", "0-3\n", "0-2\n", sibs, NR(sibs));
+	struct cs_topo t;
+	char err[256] = "";
+
+	CHECK(root, "cannot build the fake tree");
+	CHECK_INT(cs_topo_read(&t, root, err, sizeof(err)), -1);
+	CHECK(strstr(err, "CPU 3 ") && strstr(err, "offline"),
+	      "message does not name offline CPU 3: %s", err);
+	return true;
+}
+
+static bool test_topo_read_five_threads(void)
+{
+	static const char *const sibs[] = { "0-4\n", "0-4\n", "0-4\n",
+					    "0-4\n", "0-4\n" };
+	const char *root = tree("smt5", "0-4\n", "0-4\n", sibs, NR(sibs));
+	struct cs_topo t;
+	char err[256] = "";
+
+	CHECK(root, "cannot build the fake tree");
+	CHECK_INT(cs_topo_read(&t, root, err, sizeof(err)), -1);
+	CHECK(strstr(err, "CPU 0 ") && strstr(err, "more than 4"),
+	      "unexpected message: %s", err);
+	return true;
+}
+
+/* cpu2 claims cpu1, which cpu0 already put in its own core. */
+static bool test_topo_read_overlapping_lists(void)
+{
+	static const char *const sibs[] = { "0-1\n", "0-1\n", "1-2\n",
+					    "3\n" };
+	const char *root = tree("overlap", "0-3\n", "0-3\n", sibs, NR(sibs));
+	struct cs_topo t;
+	char err[256] = "";
+
+	CHECK(root, "cannot build the fake tree");
+	CHECK_INT(cs_topo_read(&t, root, err, sizeof(err)), -1);
+	CHECK(strstr(err, "CPU 1 ") && strstr(err, "two sibling lists"),
+	      "unexpected message: %s", err);
+	return true;
+}
+
+/* cpu2's list does not contain cpu2. */
+static bool test_topo_read_not_own_list(void)
+{
+	static const char *const sibs[] = { "0-1\n", "0-1\n", "3\n", "3\n" };
+	const char *root = tree("notown", "0-3\n", "0-3\n", sibs, NR(sibs));
+	struct cs_topo t;
+	char err[256] = "";
+
+	CHECK(root, "cannot build the fake tree");
+	CHECK_INT(cs_topo_read(&t, root, err, sizeof(err)), -1);
+	CHECK(strstr(err, "CPU 2 ") && strstr(err, "own sibling list"),
+	      "unexpected message: %s", err);
+	return true;
+}
+
+static bool test_topo_read_missing_siblings(void)
+{
+	static const char *const sibs[] = { "0\n", NULL };
+	const char *root = tree("nosibs", "0-1\n", "0-1\n", sibs, NR(sibs));
+	struct cs_topo t;
+	char err[256] = "";
+
+	CHECK(root, "cannot build the fake tree");
+	CHECK_INT(cs_topo_read(&t, root, err, sizeof(err)), -1);
+	CHECK(strstr(err, "cpu1/topology/thread_siblings_list"),
+	      "message does not name the file: %s", err);
+	return true;
+}
+
+static bool test_topo_read_too_many_cpus(void)
+{
+	static const char *const sibs[] = { "0\n" };
+	const char *root = tree("big", "0-64\n", "0-64\n", sibs, NR(sibs));
+	struct cs_topo t;
+	char err[256] = "";
+
+	CHECK(root, "cannot build the fake tree");
+	CHECK_INT(cs_topo_read(&t, root, err, sizeof(err)), -1);
+	CHECK(strstr(err, "possible"), "message does not name the file: %s",
+	      err);
+	return true;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+int main(void)
+{
+	strcpy(tmp_root, "/tmp/test_topo.XXXXXX");
+	if (!mkdtemp(tmp_root)) {
+		perror("mkdtemp");
+		return 1;
+	}
+
+	RUN(topo_parse_single);
+	RUN(topo_parse_range);
+	RUN(topo_parse_ranges);
+	RUN(topo_parse_newline);
+	RUN(topo_parse_malformed);
+	RUN(topo_parse_max);
+	RUN(topo_read_2x2_interleaved);
+	RUN(topo_read_smt4);
+	RUN(topo_read_no_smt);
+	RUN(topo_read_hybrid);
+	RUN(topo_read_offline_cpu);
+	RUN(topo_read_five_threads);
+	RUN(topo_read_overlapping_lists);
+	RUN(topo_read_not_own_list);
+	RUN(topo_read_missing_siblings);
+	RUN(topo_read_too_many_cpus);
+
+	if (nftw(tmp_root, rm_one, 16, FTW_DEPTH | FTW_PHYS)) {
+		perror(tmp_root);
+		return 1;
+	}
+	return nr_failed ? 1 : 0;
+}
