@@ -755,17 +755,19 @@ void BPF_STRUCT_OPS(cs_cgroup_move, struct task_struct *p,
 		tctx->gen = ~0ULL;
 }
 
+/*
+ * Hotplug. A CPU going down may still run tasks for a while: keep its cur
+ * (the commit hook sees it switch to idle) and only drop its claim, so
+ * siblings wait for the real switch. Without these two callbacks sched_ext
+ * would restart the scheduler on every hotplug event.
+ */
 void BPF_STRUCT_OPS(cs_cpu_offline, s32 cpu)
 {
-	core_set_next(cpu, CS_SLOT_NONE);
-	core_set_cur(cpu, CS_SLOT_NONE);
-	kick_forced_siblings(cpu);
+	set_claim(cpu, CS_SLOT_NONE);
 }
 
 void BPF_STRUCT_OPS(cs_cpu_online, s32 cpu)
 {
-	core_set_next(cpu, CS_SLOT_NONE);
-	core_set_cur(cpu, CS_SLOT_NONE);
 }
 
 s32 BPF_STRUCT_OPS_SLEEPABLE(cs_init)

@@ -92,13 +92,15 @@ static void run(const char *name, bool (*test)(void))
 
 enum { X = 3, Y = 7, Z = 9 }; /* three tagged cookie slots */
 
+#define ARRAY_SIZE(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
 static const int modes[] = { CS_MODE_STRICT, CS_MODE_FILL, CS_MODE_NONE };
-#define NR_MODES ((int)(sizeof(modes) / sizeof(modes[0])))
+#define NR_MODES ARRAY_SIZE(modes)
 
 /* Slot values worth trying in loops: untagged, tagged, special. */
 static const __u8 slots[] = { 0,  1, X, Y, 128, 252, CS_SLOT_TRUST,
 			      CS_SLOT_EXCL, CS_SLOT_NONE };
-#define NR_SLOTS ((int)(sizeof(slots) / sizeof(slots[0])))
+#define NR_SLOTS ARRAY_SIZE(slots)
 
 /* Set sibling @i of word @w to claimed @next, committed @cur. */
 static __u64 sib(__u64 w, int i, __u8 next, __u8 cur)
@@ -137,7 +139,7 @@ static bool test_policy_word_roundtrip(void)
 				       0xa5a5a5a55a5a5a5aULL };
 	int b, i, s;
 
-	for (b = 0; b < 4; b++) {
+	for (b = 0; b < ARRAY_SIZE(bases); b++) {
 		for (i = 0; i < CS_MAX_SMT; i++) {
 			for (s = 0; s < 256; s++) {
 				__u64 w = bases[b];
@@ -173,7 +175,7 @@ static bool test_policy_word_other_bytes_untouched(void)
 	static const __u64 bases[] = { 0, ~0ULL, 0x0123456789abcdefULL };
 	int b, i, s;
 
-	for (b = 0; b < 3; b++) {
+	for (b = 0; b < ARRAY_SIZE(bases); b++) {
 		for (i = 0; i < CS_MAX_SMT; i++) {
 			for (s = 0; s < NR_SLOTS; s++) {
 				__u64 w = bases[b];
@@ -357,7 +359,7 @@ static bool test_policy_claim_same_slot(void)
 	static const int nrs[] = { 2, 4 };
 	int n, self, i;
 
-	for (n = 0; n < 2; n++) {
+	for (n = 0; n < ARRAY_SIZE(nrs); n++) {
 		int nr = nrs[n];
 
 		for (self = 0; self < nr; self++) {
@@ -386,7 +388,7 @@ static bool test_policy_claim_stable(void)
 	static const int nrs[] = { 2, 4 };
 	int n, self;
 
-	for (n = 0; n < 2; n++) {
+	for (n = 0; n < ARRAY_SIZE(nrs); n++) {
 		int nr = nrs[n];
 
 		for (self = 0; self < nr; self++) {
@@ -434,13 +436,13 @@ static bool test_policy_claim_transit(void)
 	static const int nrs[] = { 2, 4 };
 	int n, self, k;
 
-	for (n = 0; n < 2; n++) {
+	for (n = 0; n < ARRAY_SIZE(nrs); n++) {
 		int nr = nrs[n];
 
 		for (self = 0; self < nr; self++) {
 			int other = (self + 1) % nr;
 
-			for (k = 0; k < 6; k++) {
+			for (k = 0; k < ARRAY_SIZE(blocking); k++) {
 				__u64 w = sib(CS_WORD_IDLE, other,
 					      blocking[k][0], blocking[k][1]);
 				int v = cs_claim_verdict(w, self, nr, Y,
@@ -451,7 +453,7 @@ static bool test_policy_claim_transit(void)
 				      nr, self, other, blocking[k][0],
 				      blocking[k][1], v);
 			}
-			for (k = 0; k < 5; k++) {
+			for (k = 0; k < ARRAY_SIZE(harmless); k++) {
 				__u64 w = sib(CS_WORD_IDLE, other,
 					      harmless[k][0], harmless[k][1]);
 				int v = cs_claim_verdict(w, self, nr, Y,
@@ -946,15 +948,22 @@ static bool test_policy_should_yield(void)
 {
 	const __u64 g = 100;
 
-	CHECK(!cs_should_yield(1000, 1000, g), "equal vtimes yield");
-	CHECK(!cs_should_yield(1000, 950, g), "within grace yields");
-	CHECK(!cs_should_yield(1000, 900, g), "exactly grace yields");
-	CHECK(cs_should_yield(1000, 899, g), "beyond grace keeps the core");
-	CHECK(cs_should_yield(1000, 0, g), "far behind keeps the core");
-	CHECK(!cs_should_yield(900, 1000, g), "held is behind, yet yields");
-	/* No grace: any lead yields, equal does not. */
-	CHECK(!cs_should_yield(1000, 1000, 0), "grace 0, equal yields");
-	CHECK(cs_should_yield(1001, 1000, 0), "grace 0, lead keeps the core");
+	/* true: the holder (at vt_held) gives the core to the waiter. */
+	CHECK(!cs_should_yield(1000, 1000, g), "tie: yielded, expected keep");
+	CHECK(!cs_should_yield(1000, 950, g),
+	      "ahead within grace: yielded, expected keep");
+	CHECK(!cs_should_yield(1000, 900, g),
+	      "ahead by exactly grace: yielded, expected keep");
+	CHECK(cs_should_yield(1000, 899, g),
+	      "ahead beyond grace: kept, expected yield");
+	CHECK(cs_should_yield(1000, 0, g), "far ahead: kept, expected yield");
+	CHECK(!cs_should_yield(900, 1000, g),
+	      "holder behind: yielded, expected keep");
+	/* No grace: any lead yields the core, a tie does not. */
+	CHECK(!cs_should_yield(1000, 1000, 0),
+	      "grace 0, tie: yielded, expected keep");
+	CHECK(cs_should_yield(1001, 1000, 0),
+	      "grace 0, ahead by 1: kept, expected yield");
 	return true;
 }
 

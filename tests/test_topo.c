@@ -20,6 +20,7 @@
 /* Harness */
 
 #define TEST_TIMEOUT 10 /* seconds */
+#define ARRAY_SIZE(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 static char fail_msg[512];
 static int nr_failed;
@@ -175,9 +176,9 @@ static bool test_topo_parse_malformed(void)
 		"3-1", "a", "0-", "1,,2", "-1", "1-2-3", "1;2", "0-a", "2 3",
 	};
 	bool mask[CS_MAX_CPUS];
-	size_t i;
+	int i;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		int n = cs_parse_cpulist(bad[i], mask, CS_MAX_CPUS);
 
 		CHECK(n == -1, "\"%s\" gave %d, expected -1", bad[i], n);
@@ -256,6 +257,9 @@ static const char *tree(const char *name, const char *possible,
 	return dir;
 }
 
+#define TREE(name, possible, online, sibs)				\
+	tree(name, possible, online, sibs, ARRAY_SIZE(sibs))
+
 /* Check the whole of @t against the per-core cpu lists in @cores. */
 static bool topo_is(const struct cs_topo *t, int nr_cpus, int smt,
 		    int nr_cores, const int cores[][CS_MAX_SMT + 1], char *why,
@@ -324,8 +328,6 @@ static bool topo_is(const struct cs_topo *t, int nr_cpus, int smt,
 		      "%s", why_);					\
 	} while (0)
 
-#define NR(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
 static bool test_topo_read_2x2_interleaved(void)
 {
 	/* Intel numbering: thread 1 of every core comes after all thread 0s. */
@@ -333,7 +335,7 @@ static bool test_topo_read_2x2_interleaved(void)
 					    "1,3\n" };
 	static const int cores[][CS_MAX_SMT + 1] = { { 0, 2, -1 },
 						     { 1, 3, -1 } };
-	const char *root = tree("2x2", "0-3\n", "0-3\n", sibs, NR(sibs));
+	const char *root = TREE("2x2", "0-3\n", "0-3\n", sibs);
 	struct cs_topo t;
 	char err[256] = "";
 
@@ -350,7 +352,7 @@ static bool test_topo_read_smt4(void)
 	static const char *const sibs[] = { "0-3\n", "0-3\n", "0-3\n",
 					    "0-3\n" };
 	static const int cores[][CS_MAX_SMT + 1] = { { 0, 1, 2, 3, -1 } };
-	const char *root = tree("smt4", "0-3\n", "0-3\n", sibs, NR(sibs));
+	const char *root = TREE("smt4", "0-3\n", "0-3\n", sibs);
 	struct cs_topo t;
 	char err[256] = "";
 
@@ -366,7 +368,7 @@ static bool test_topo_read_no_smt(void)
 	static const int cores[][CS_MAX_SMT + 1] = {
 		{ 0, -1 }, { 1, -1 }, { 2, -1 }, { 3, -1 }
 	};
-	const char *root = tree("nosmt", "0-3\n", "0-3\n", sibs, NR(sibs));
+	const char *root = TREE("nosmt", "0-3\n", "0-3\n", sibs);
 	struct cs_topo t;
 	char err[256] = "";
 
@@ -384,7 +386,7 @@ static bool test_topo_read_hybrid(void)
 	static const int cores[][CS_MAX_SMT + 1] = {
 		{ 0, 1, -1 }, { 2, 3, -1 }, { 4, -1 }, { 5, -1 }
 	};
-	const char *root = tree("hybrid", "0-5\n", "0-5\n", sibs, NR(sibs));
+	const char *root = TREE("hybrid", "0-5\n", "0-5\n", sibs);
 	struct cs_topo t;
 	char err[256] = "";
 
@@ -396,9 +398,12 @@ static bool test_topo_read_hybrid(void)
 
 static bool test_topo_read_offline_cpu(void)
 {
-	/* cpu3 is offline: sysfs has no topology directory for it. */
+	/*
+	 * cpu3 (cpu1's sibling) is offline: it has no topology directory,
+	 * and cpu1's list no longer shows it.
+	 */
 	static const char *const sibs[] = { "0,2\n", "1\n", "0,2\n", NULL };
-	const char *root = tree("offline", "0-3\n", "0-2\n", sibs, NR(sibs));
+	const char *root = TREE("offline", "0-3\n", "0-2\n", sibs);
 	struct cs_topo t;
 	char err[256] = "";
 
@@ -413,7 +418,7 @@ static bool test_topo_read_five_threads(void)
 {
 	static const char *const sibs[] = { "0-4\n", "0-4\n", "0-4\n",
 					    "0-4\n", "0-4\n" };
-	const char *root = tree("smt5", "0-4\n", "0-4\n", sibs, NR(sibs));
+	const char *root = TREE("smt5", "0-4\n", "0-4\n", sibs);
 	struct cs_topo t;
 	char err[256] = "";
 
@@ -429,7 +434,7 @@ static bool test_topo_read_overlapping_lists(void)
 {
 	static const char *const sibs[] = { "0-1\n", "0-1\n", "1-2\n",
 					    "3\n" };
-	const char *root = tree("overlap", "0-3\n", "0-3\n", sibs, NR(sibs));
+	const char *root = TREE("overlap", "0-3\n", "0-3\n", sibs);
 	struct cs_topo t;
 	char err[256] = "";
 
@@ -444,7 +449,7 @@ static bool test_topo_read_overlapping_lists(void)
 static bool test_topo_read_not_own_list(void)
 {
 	static const char *const sibs[] = { "0-1\n", "0-1\n", "3\n", "3\n" };
-	const char *root = tree("notown", "0-3\n", "0-3\n", sibs, NR(sibs));
+	const char *root = TREE("notown", "0-3\n", "0-3\n", sibs);
 	struct cs_topo t;
 	char err[256] = "";
 
@@ -458,7 +463,7 @@ static bool test_topo_read_not_own_list(void)
 static bool test_topo_read_missing_siblings(void)
 {
 	static const char *const sibs[] = { "0\n", NULL };
-	const char *root = tree("nosibs", "0-1\n", "0-1\n", sibs, NR(sibs));
+	const char *root = TREE("nosibs", "0-1\n", "0-1\n", sibs);
 	struct cs_topo t;
 	char err[256] = "";
 
@@ -472,13 +477,13 @@ static bool test_topo_read_missing_siblings(void)
 static bool test_topo_read_too_many_cpus(void)
 {
 	static const char *const sibs[] = { "0\n" };
-	const char *root = tree("big", "0-64\n", "0-64\n", sibs, NR(sibs));
+	const char *root = TREE("big", "0-64\n", "0-64\n", sibs);
 	struct cs_topo t;
 	char err[256] = "";
 
 	CHECK(root, "cannot build the fake tree");
 	CHECK_INT(cs_topo_read(&t, root, err, sizeof(err)), -1);
-	CHECK(strstr(err, "possible"), "message does not name the file: %s",
+	CHECK(strstr(err, "/possible"), "message does not name the file: %s",
 	      err);
 	return true;
 }

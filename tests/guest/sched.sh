@@ -1,0 +1,172 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Behaviour of scx_coresched on a 2x2 guest: fairness between cookies, the
+# LKML starvation case, bounded wait, CPU hotplug and load/unload cycles.
+#   tools/vm --cores 2 --threads 2 -- tests/guest/sched.sh
+. tests/guest/lib.sh
+
+secs=${SCX_SECS:-10}
+
+# usage_us CGROUP: CPU time used by the cgroup so far, in microseconds.
+usage_us() { awk '$1 == "usage_usec" { print $2 }' "$1/cpu.stat"; }
+
+# per_interval FILE: the interval counts a progress worker printed.
+stats() { awk '{ n++; s += $1; ss += $1 * $1; if (min == "" || $1 < min) min = $1 }
+	END { m = n ? s / n : 0; v = n ? ss / n - m * m : 0; if (v < 0) v = 0;
+	printf "%d %.0f %.0f %.3f\n", n, min, m, (m > 0 ? sqrt(v) / m : 0) }' "$1"; }
+
+test_fairness() {
+	local a b ua ub da db share
+	a=$(tenant t_fa)
+	b=$(tenant t_fb)
+	"$CTL" cgroup tag "$a" >/dev/null && "$CTL" cgroup tag "$b" >/dev/null
+	run_in "$a" stress-ng --quiet --cpu "$NCPU" --timeout $((secs + 10))
+	run_in "$b" stress-ng --quiet --cpu "$NCPU" --timeout $((secs + 10))
+	sleep 2
+	ua=$(usage_us "$a")
+	ub=$(usage_us "$b")
+	sleep "$secs"
+	da=$(($(usage_us "$a") - ua))
+	db=$(($(usage_us "$b") - ub))
+	stop_bg
+	share=$((100 * da / (da + db + 1)))
+	info "fairness: cgroup A ${da} us, B ${db} us of CPU in ${secs}s: A has $share%"
+	info "scheduler stats: $(tail -n 1 "$TMP/sched.out")"
+	if [ $share -ge 40 ] && [ $share -le 60 ]; then
+		pass fairness_two_cgroups
+	else
+		fail fairness_two_cgroups "A got $share% (want 50 +- 10)"
+	fi
+}
+
+# starve_run TAG: cpu-bound vs memory-bound worker on the two siblings of
+# core 0, in cookies A and B (TAG=ours) or untagged (TAG=none).
+starve_run() {
+	local a b
+	a=$(tenant t_sa)
+	b=$(tenant t_sb)
+	if [ "$1" = ours ]; then
+		"$CTL" cgroup tag "$a" >/dev/null && "$CTL" cgroup tag "$b" >/dev/null
+	fi
+	sh -c 'echo $$ > "$0/cgroup.procs"; exec taskset -c 0,1 "$1" cpu "$2"' \
+		"$a" "$PROGRESS" "$secs" >"$TMP/cpu.$1" &
+	bg_pids+=($!)
+	sh -c 'echo $$ > "$0/cgroup.procs"; exec taskset -c 0,1 "$1" mem "$2"' \
+		"$b" "$PROGRESS" "$secs" >"$TMP/mem.$1" &
+	bg_pids+=($!)
+	wait "${bg_pids[@]}"
+	bg_pids=()
+}
+
+test_starvation() {
+	local c m cd md
+	stop_sched
+	starve_run none
+	start_sched || return
+	starve_run ours
+	read -r c cmin cmean ccv < <(stats "$TMP/cpu.ours")
+	read -r m mmin mmean mcv < <(stats "$TMP/mem.ours")
+	read -r _ _ cd _ < <(stats "$TMP/cpu.none")
+	read -r _ _ md _ < <(stats "$TMP/mem.none")
+	info "starvation: cpu worker $c intervals, min $cmin, mean $cmean/s = $(awk -v a="$cmean" -v b="$cd" 'BEGIN { printf "%.2f", b ? a / b : 0 }')x default, cv $ccv"
+	info "starvation: mem worker $m intervals, min $mmin, mean $mmean/s = $(awk -v a="$mmean" -v b="$md" 'BEGIN { printf "%.2f", b ? a / b : 0 }')x default, cv $mcv"
+	if [ "$c" -ge $((secs - 1)) ] && [ "$m" -ge $((secs - 1)) ] &&
+		[ "$cmin" -gt 0 ] && [ "$mmin" -gt 0 ]; then
+		pass starvation_both_progress_every_second
+	else
+		fail starvation_both_progress_every_second "cpu: $c intervals min $cmin; mem: $m intervals min $mmin"
+	fi
+}
+
+test_bounded_wait() {
+	local i cgs=()
+	for i in 1 2 3 4; do
+		cgs+=("$(tenant t_w$i)")
+		"$CTL" cgroup tag "${cgs[-1]}" >/dev/null
+		run_in "${cgs[-1]}" stress-ng --quiet --cpu "$NCPU" --timeout $((secs + 10))
+	done
+	sleep 2
+	observe "$TMP/wait" --duration "$secs"
+	stop_bg
+	local w
+	w=$(field "$TMP/wait" max_wait_ns)
+	info "bounded wait, 4 cookies x $NCPU threads: worst wait $((w / 1000000)) ms" \
+		"($(field "$TMP/wait" max_wait_comm)), overlap_ns=$(field "$TMP/wait" overlap_ns)"
+	if [ -n "$w" ] && [ "$w" -le 200000000 ] && [ "$(field "$TMP/wait" overlap_ns)" = 0 ]; then
+		pass bounded_wait_200ms
+	else
+		fail bounded_wait_200ms "worst wait ${w:-?} ns (limit 200 ms), overlap $(field "$TMP/wait" overlap_ns)"
+	fi
+}
+
+test_hotplug() {
+	local a b i ok=1
+	a=$(tenant t_ha)
+	b=$(tenant t_hb)
+	"$CTL" cgroup tag "$a" >/dev/null && "$CTL" cgroup tag "$b" >/dev/null
+	run_in "$a" stress-ng --quiet --cpu "$NCPU" --timeout 40
+	run_in "$b" stress-ng --quiet --cpu "$NCPU" --timeout 40
+	observe "$TMP/hp" --duration 14 &
+	local opid=$!
+	sleep 2
+	for i in 1 2 3 4 5; do
+		echo 0 >/sys/devices/system/cpu/cpu1/online || ok=0
+		sleep 0.5
+		echo 1 >/sys/devices/system/cpu/cpu1/online || ok=0
+		sleep 1
+	done
+	wait $opid
+	stop_bg
+	info "hotplug: 5 offline/online cycles of cpu1; overlap_ns=$(field "$TMP/hp" overlap_ns), state $(scx_state)"
+	if [ $ok = 1 ] && [ "$(scx_state)" = enabled ] && [ "$(field "$TMP/hp" overlap_ns)" = 0 ]; then
+		pass hotplug_sibling_under_load
+	else
+		fail hotplug_sibling_under_load "hotplug ok=$ok state=$(scx_state) overlap=$(field "$TMP/hp" overlap_ns): $(tail -n 2 "$TMP/sched.err")"
+	fi
+}
+
+test_lifecycle() {
+	local a i w ok=1 pids=()
+	stop_sched
+	a=$(tenant t_la)
+	for w in 1 2 3; do
+		sh -c 'echo $$ > "$0/cgroup.procs"; exec "$1" cpu 30' "$a" "$PROGRESS" >"$TMP/life.$w" &
+		pids+=($!)
+	done
+	"$PROGRESS" mem 30 >"$TMP/life.4" &
+	pids+=($!)
+	for i in 1 2 3 4; do
+		start_sched || ok=0
+		[ $i = 1 ] && "$CTL" cgroup tag "$a" >/dev/null
+		sleep 2
+		if [ $((i % 2)) = 0 ]; then stop_sched KILL || ok=0; else stop_sched INT || ok=0; fi
+		sleep 1
+	done
+	sleep 2
+	local alive=0
+	for w in "${pids[@]}"; do kill -0 "$w" 2>/dev/null && alive=$((alive + 1)); done
+	local progressing=0
+	for w in 1 2 3 4; do
+		[ "$(tail -n 1 "$TMP/life.$w")" -gt 0 ] 2>/dev/null && progressing=$((progressing + 1))
+	done
+	kill "${pids[@]}" 2>/dev/null
+	wait "${pids[@]}" 2>/dev/null
+	info "lifecycle: 4 load/unload cycles (INT, KILL); $alive/4 workers alive, $progressing/4 progressing; state $(scx_state)"
+	if [ $ok = 1 ] && [ $alive = 4 ] && [ $progressing = 4 ] && [ "$(scx_state)" = disabled ]; then
+		pass lifecycle_reload_under_load
+	else
+		fail lifecycle_reload_under_load "ok=$ok alive=$alive progressing=$progressing state=$(scx_state)"
+	fi
+}
+
+if ! start_sched --stats 2 --json; then
+	fail scheduler_start "$(tail -n 2 "$TMP/sched.err")"
+	finish
+fi
+test_fairness
+test_bounded_wait
+test_hotplug
+test_starvation
+test_lifecycle
+finish
