@@ -309,6 +309,26 @@ __attribute__((noinline)) int hand_over(s32 cpu, u32 held)
 	return 0;
 }
 
+/* Preempt the siblings whose cookie conflicts with @slot running here. */
+__attribute__((noinline)) int hand_over_conflicts(s32 cpu, u32 slot)
+{
+	u64 w = core_read(cpu);
+	int i, sib = sib_of(cpu), nr = nr_sibs(cpu);
+
+	for (i = 0; i < CS_MAX_SMT; i++) {
+		s32 c = sib_cpu(cpu, i);
+
+		if (i == sib || i >= nr || c < 0)
+			continue;
+		if (!cs_compat(cs_next(w, i), slot, mode) ||
+		    !cs_compat(cs_cur(w, i), slot, mode)) {
+			cs_kick(c, SCX_KICK_PREEMPT);
+			cpu_stat(cpu)->kicks++;
+		}
+	}
+	return 0;
+}
+
 static void forced_idle_end(struct cs_cpu_stat *st)
 {
 	u64 start = st->fi_start, d;
@@ -577,10 +597,17 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 	}
 	if (slot < CS_NR_SLOTS && p->scx.dsq_vtime > slot_tvnow[slot])
 		slot_tvnow[slot] = p->scx.dsq_vtime;
-	/* Tasks started during the load transition run unclaimed. */
+	/*
+	 * The kernel itself dispatched this task (load transition, or a CPU
+	 * in hotplug transition running its per-CPU kthreads): record it and
+	 * make conflicting siblings reschedule at once.
+	 */
 	if (cs_next(core_read(cpu), sib_of(cpu)) != slot) {
 		st->unclaimed_runs++;
 		core_set_next(cpu, slot);
+		if (cs_claim_verdict(core_read(cpu), sib_of(cpu), nr_sibs(cpu),
+				     slot, mode) != CS_CLAIM_OK)
+			hand_over_conflicts(cpu, slot);
 	}
 }
 
@@ -654,25 +681,13 @@ void BPF_STRUCT_OPS(cs_update_idle, s32 cpu, bool idle)
 void BPF_STRUCT_OPS(cs_cpu_release, s32 cpu, struct scx_cpu_release_args *args)
 {
 	u8 slot = foreign_slot(args->task);
-	u64 w = core_read(cpu);
-	int i, sib = sib_of(cpu), nr = nr_sibs(cpu);
 
 	/*
 	 * Claim the intruder's cookie now, so no sibling starts a conflict;
 	 * cur still names what runs here until the switch commits.
 	 */
 	set_claim(cpu, slot);
-	for (i = 0; i < CS_MAX_SMT; i++) {
-		s32 c = sib_cpu(cpu, i);
-
-		if (i == sib || i >= nr || c < 0)
-			continue;
-		if (!cs_compat(cs_next(w, i), slot, mode) ||
-		    !cs_compat(cs_cur(w, i), slot, mode)) {
-			cs_kick(c, SCX_KICK_PREEMPT);
-			cpu_stat(cpu)->kicks++;
-		}
-	}
+	hand_over_conflicts(cpu, slot);
 	scx_bpf_reenqueue_local();
 }
 

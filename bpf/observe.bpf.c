@@ -80,6 +80,7 @@ enum obs_class {
 	OBS_IDLE = 0,
 	OBS_TRUSTED = 1,
 	OBS_TASK = 2,
+	OBS_FOREIGN = 3, /* RT/DL/stop-class kernel thread: not sched_ext's */
 };
 
 struct obs_event {
@@ -156,12 +157,26 @@ static __u64 task_cookie(struct task_struct *p)
 	return tag ? tag->cookie : cgrp_cookie(p);
 }
 
+/*
+ * A kernel thread of the stop, RT or deadline class (policy FIFO, RR or
+ * DEADLINE): no sched_ext scheduler can hold it back.
+ */
+static bool is_foreign_kthread(struct task_struct *p)
+{
+	unsigned int policy = BPF_CORE_READ(p, policy);
+
+	return (BPF_CORE_READ(p, flags) & PF_KTHREAD) &&
+	       (policy == 1 || policy == 2 || policy == 6);
+}
+
 static enum obs_class task_class(struct task_struct *p)
 {
 	if (!BPF_CORE_READ(p, pid))
 		return OBS_IDLE;
 	if (trust_kthreads && (BPF_CORE_READ(p, flags) & PF_KTHREAD))
 		return OBS_TRUSTED;
+	if (is_foreign_kthread(p))
+		return OBS_FOREIGN;
 	return OBS_TASK;
 }
 

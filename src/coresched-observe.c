@@ -34,7 +34,11 @@ enum obs_class {
 	OBS_IDLE = 0,
 	OBS_TRUSTED = 1,
 	OBS_TASK = 2,
+	OBS_FOREIGN = 3,
 };
+
+/* --exempt-foreign-kthreads */
+static bool exempt_foreign;
 
 struct obs_event {
 	__u64 ts;
@@ -142,6 +146,10 @@ static const char usage_text[] =
 	"      equal ones; fill: also cookie 0 with any; none: all\n"
 	"      (for measuring only).\n"
 	"  --trust-kthreads   kernel threads are compatible with everything\n"
+	"  --exempt-foreign-kthreads\n"
+	"                     stop/RT/deadline kernel threads (migration/N, cpuhp/N,\n"
+	"                     ...), which no sched_ext scheduler controls, are\n"
+	"                     compatible with everything\n"
 	"  --duration SECS    observe SECS seconds (default 10), or until\n"
 	"                     SIGINT/SIGTERM\n"
 	"  --json             print the results as one JSON object\n"
@@ -190,6 +198,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "source", required_argument, NULL, 's' },
 		{ "mode", required_argument, NULL, 'm' },
 		{ "trust-kthreads", no_argument, NULL, 'k' },
+		{ "exempt-foreign-kthreads", no_argument, NULL, 'F' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "require-zero", no_argument, NULL, 'z' },
@@ -220,6 +229,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'k':
 			o->trust_kthreads = true;
+			break;
+		case 'F':
+			exempt_foreign = true;
 			break;
 		case 'd':
 			o->duration_ns = parse_duration(optarg);
@@ -329,10 +341,17 @@ static int load_topology(struct sweep *s)
 	return err;
 }
 
+/* An RT/DL/stop kernel thread counts as a task unless exempted. */
+static bool counts(const struct obs_event *x)
+{
+	return x->class == OBS_TASK ||
+	       (x->class == OBS_FOREIGN && !exempt_foreign);
+}
+
 static bool compatible(const struct obs_event *x, const struct obs_event *y,
 		       enum cs_mode mode)
 {
-	if (x->class != OBS_TASK || y->class != OBS_TASK)
+	if (!counts(x) || !counts(y))
 		return true;
 	if (mode == CS_MODE_NONE || x->cookie == y->cookie)
 		return true;
@@ -760,8 +779,8 @@ static void print_text(const struct sweep *s, const struct opts *o,
 {
 	int i;
 
-	printf("source %s\nmode %s\ntrust_kthreads %d\n",
-	       source_names[o->source], mode_names[o->mode], o->trust_kthreads);
+	printf("source %s\nmode %s\ntrust_kthreads %d\nexempt_foreign_kthreads %d\n",
+	       source_names[o->source], mode_names[o->mode], o->trust_kthreads, exempt_foreign);
 	printf("duration_ns %llu\ncpus %d\nsibling_pairs %d\n", r->duration_ns,
 	       s->nr_cpus, s->nr_pairs);
 	printf("switches %llu\nlost_events %llu\nlate_events %llu\n",

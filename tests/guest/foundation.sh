@@ -3,26 +3,11 @@
 #
 # Foundation checks in a tools/vm guest: the topology asked for, sched_ext,
 # the scheduler attaching and detaching (also when its loader is killed),
-# and the kernel's own prctl(PR_SCHED_CORE) core scheduling.
-#   SCX_TOPO=CxT tools/vm --cores C --threads T -- tests/guest/foundation.sh
+# bad input, and the kernel's own prctl(PR_SCHED_CORE) core scheduling.
+#   tools/vm --cores 2 --threads 2 -- tests/guest/foundation.sh
 . tests/guest/lib.sh
 
-topo=${SCX_TOPO:-2x2}
-cores=${topo%x*}
-threads=${topo#*x}
-
-# cpu0's siblings are cpus 0..T-1 with qemu's numbering; all cores alike.
-want="0-$((threads - 1))"
-[ "$threads" = 1 ] && want=0
-got=$(cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list)
-ncores=$(cat /sys/devices/system/cpu/cpu*/topology/core_id | sort -u | wc -l)
-if [ "$got" = "$want" ] && [ "$NCPU" = $((cores * threads)) ] && [ "$ncores" = "$cores" ]; then
-	pass "topology_$topo"
-else
-	fail "topology_$topo" "cpu0 siblings '$got' (want '$want'), $NCPU cpus, $ncores cores"
-fi
-
-[ "$topo" = 2x2 ] || finish
+check_topology
 
 if [ -d /sys/kernel/sched_ext ] && [ "$(scx_state)" = disabled ]; then
 	pass sched_ext_present

@@ -14,6 +14,8 @@ topo=${SCX_TOPO:-2x2}
 secs=${SCX_SECS:-10}
 mode=${SCX_MODE:-strict}
 
+check_topology
+
 start_load_ours() {
 	local a b
 	a=$(tenant t_a)

@@ -106,3 +106,21 @@ trap cleanup EXIT
 finish() {
 	exit $((nfail > 0))
 }
+
+# check_topology: the guest has the SCX_TOPO (CxT) topology tools/vm was
+# asked for; with qemu's numbering cpu0's siblings are cpus 0..T-1.
+check_topology() {
+	local topo=${SCX_TOPO:-2x2} cores threads want got ncores
+	cores=${topo%x*}
+	threads=${topo#*x}
+	want="0-$((threads - 1))"
+	[ "$threads" = 1 ] && want=0
+	got=$(cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list)
+	ncores=$(cat /sys/devices/system/cpu/cpu*/topology/core_id | sort -u | wc -l)
+	if [ "$got" = "$want" ] && [ "$NCPU" = $((cores * threads)) ] &&
+		[ "$ncores" = "$cores" ]; then
+		pass "topology_$topo"
+	else
+		fail "topology_$topo" "cpu0 siblings '$got' (want '$want'), $NCPU cpus, $ncores cores"
+	fi
+}

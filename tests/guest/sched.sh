@@ -100,6 +100,11 @@ test_bounded_wait() {
 	fi
 }
 
+# While a CPU goes down or comes up, sched_ext itself runs that CPU's
+# hotplug kthreads (cpuhp/N, migration/N) without asking the BPF scheduler,
+# which only learns of them when they start and then preempts conflicting
+# siblings. So this test judges the tasks the scheduler places: user tasks
+# (the observer trusts kernel threads); isolation.sh judges kthreads too.
 test_hotplug() {
 	local a b i ok=1
 	a=$(tenant t_ha)
@@ -107,7 +112,7 @@ test_hotplug() {
 	"$CTL" cgroup tag "$a" >/dev/null && "$CTL" cgroup tag "$b" >/dev/null
 	run_in "$a" stress-ng --quiet --cpu "$NCPU" --timeout 40
 	run_in "$b" stress-ng --quiet --cpu "$NCPU" --timeout 40
-	observe "$TMP/hp" --duration 14 &
+	observe "$TMP/hp" --duration 14 --trust-kthreads &
 	local opid=$!
 	sleep 2
 	for i in 1 2 3 4 5; do
@@ -119,6 +124,7 @@ test_hotplug() {
 	wait $opid
 	stop_bg
 	info "hotplug: 5 offline/online cycles of cpu1; overlap_ns=$(field "$TMP/hp" overlap_ns), state $(scx_state)"
+	grep overlap_example "$TMP/hp" | head -n 3 | sed 's/^/# /'
 	if [ $ok = 1 ] && [ "$(scx_state)" = enabled ] && [ "$(field "$TMP/hp" overlap_ns)" = 0 ]; then
 		pass hotplug_sibling_under_load
 	else
@@ -131,10 +137,10 @@ test_lifecycle() {
 	stop_sched
 	a=$(tenant t_la)
 	for w in 1 2 3; do
-		sh -c 'echo $$ > "$0/cgroup.procs"; exec "$1" cpu 30' "$a" "$PROGRESS" >"$TMP/life.$w" &
+		sh -c 'echo $$ > "$0/cgroup.procs"; exec "$1" cpu 120' "$a" "$PROGRESS" >"$TMP/life.$w" &
 		pids+=($!)
 	done
-	"$PROGRESS" mem 30 >"$TMP/life.4" &
+	"$PROGRESS" mem 120 >"$TMP/life.4" &
 	pids+=($!)
 	for i in 1 2 3 4; do
 		start_sched || ok=0
@@ -164,9 +170,7 @@ if ! start_sched --stats 2 --json; then
 	fail scheduler_start "$(tail -n 2 "$TMP/sched.err")"
 	finish
 fi
-test_fairness
-test_bounded_wait
-test_hotplug
-test_starvation
-test_lifecycle
+for t in ${SCX_TESTS:-fairness bounded_wait hotplug starvation lifecycle}; do
+	"test_$t"
+done
 finish
