@@ -78,10 +78,10 @@ $(O)/coreschedctl: $(O)/coreschedctl.o $(O)/libcoresched.o $(COMMON)
 $(O)/coresched-observe: $(O)/coresched-observe.o $(COMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(O)/test_policy: tests/test_policy.c include/*.h | $(O)
+$(O)/test_policy: tests/test_policy.c tests/harness.h include/*.h | $(O)
 	$(CC) $(CFLAGS) -o $@ $<
 
-$(O)/test_topo: tests/test_topo.c src/cs_topo.c src/cs_topo.h | $(O)
+$(O)/test_topo: tests/test_topo.c tests/harness.h src/cs_topo.c src/cs_topo.h | $(O)
 	$(CC) $(CFLAGS) -Isrc -o $@ tests/test_topo.c src/cs_topo.c
 
 # Small programs the guest tests run.

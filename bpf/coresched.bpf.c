@@ -290,27 +290,8 @@ static void set_claim(s32 cpu, u8 slot)
 		kick_forced_siblings(cpu);
 }
 
-/* Ask the siblings holding @held to give the core up. */
-__attribute__((noinline)) int hand_over(s32 cpu, u32 held)
-{
-	u64 w = core_read(cpu);
-	int i, sib = sib_of(cpu), nr = nr_sibs(cpu);
-
-	for (i = 0; i < CS_MAX_SMT; i++) {
-		s32 c = sib_cpu(cpu, i);
-
-		if (i == sib || i >= nr || c < 0)
-			continue;
-		if (cs_next(w, i) == held || cs_cur(w, i) == held) {
-			cs_kick(c, SCX_KICK_PREEMPT);
-			cpu_stat(cpu)->kicks++;
-		}
-	}
-	return 0;
-}
-
-/* Preempt the siblings whose cookie conflicts with @slot running here. */
-__attribute__((noinline)) int hand_over_conflicts(s32 cpu, u32 slot)
+/* Preempt the siblings whose cookie conflicts with @slot (on this CPU). */
+__attribute__((noinline)) int preempt_conflicts(s32 cpu, u32 slot)
 {
 	u64 w = core_read(cpu);
 	int i, sib = sib_of(cpu), nr = nr_sibs(cpu);
@@ -418,7 +399,7 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	} else if (best != CS_SLOT_NONE && !cs_compat(held, best, mode) &&
 		   cs_should_yield(slot_vt(held), bvt, grace_ns)) {
 		/* The holder is past its share: make the core change hands. */
-		hand_over(cpu, held);
+		preempt_conflicts(cpu, best);
 		cands[0] = CS_SLOT_NONE;
 	}
 	cands[1] = mode == CS_MODE_FILL ? 0 : CS_SLOT_NONE;
@@ -607,7 +588,7 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 		core_set_next(cpu, slot);
 		if (cs_claim_verdict(core_read(cpu), sib_of(cpu), nr_sibs(cpu),
 				     slot, mode) != CS_CLAIM_OK)
-			hand_over_conflicts(cpu, slot);
+			preempt_conflicts(cpu, slot);
 	}
 }
 
@@ -687,7 +668,7 @@ void BPF_STRUCT_OPS(cs_cpu_release, s32 cpu, struct scx_cpu_release_args *args)
 	 * cur still names what runs here until the switch commits.
 	 */
 	set_claim(cpu, slot);
-	hand_over_conflicts(cpu, slot);
+	preempt_conflicts(cpu, slot);
 	scx_bpf_reenqueue_local();
 }
 

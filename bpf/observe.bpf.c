@@ -62,6 +62,7 @@
 #include <bpf/bpf_core_read.h>
 
 #include "coresched.h"
+#include "cs_observe.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -69,29 +70,6 @@ char _license[] SEC("license") = "GPL";
 #define TASK_RUNNING 0
 #define OBS_RING_BYTES (32 << 20)
 #define OBS_MAX_RUNNABLE 65536
-
-/* The enums and struct obs_event are mirrored in src/coresched-observe.c. */
-enum obs_source {
-	OBS_SRC_OURS = 0,
-	OBS_SRC_UPSTREAM = 1,
-};
-
-enum obs_class {
-	OBS_IDLE = 0,
-	OBS_TRUSTED = 1,
-	OBS_TASK = 2,
-	OBS_FOREIGN = 3, /* RT/DL/stop-class kernel thread: not sched_ext's */
-};
-
-struct obs_event {
-	__u64 ts;
-	__u64 cookie;
-	__u64 wait_ns; /* runnable before this switch-in; 0 if not seen */
-	__u32 tid;
-	__u32 cpu;
-	enum obs_class class;
-	char comm[16];
-};
 
 const volatile enum obs_source source = OBS_SRC_OURS;
 const volatile bool trust_kthreads;

@@ -24,31 +24,10 @@
 #include "coresched.h"
 #include "cs_common.h"
 
-/* Shared with bpf/observe.bpf.c: keep in sync (size checked at start). */
-enum obs_source {
-	OBS_SRC_OURS = 0,
-	OBS_SRC_UPSTREAM = 1,
-};
-
-enum obs_class {
-	OBS_IDLE = 0,
-	OBS_TRUSTED = 1,
-	OBS_TASK = 2,
-	OBS_FOREIGN = 3,
-};
+#include "cs_observe.h"
 
 /* --exempt-foreign-kthreads */
 static bool exempt_foreign;
-
-struct obs_event {
-	__u64 ts;
-	__u64 cookie;
-	__u64 wait_ns;
-	__u32 tid;
-	__u32 cpu;
-	enum obs_class class;
-	char comm[16];
-};
 
 #include "observe.skel.h"
 

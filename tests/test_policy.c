@@ -14,85 +14,13 @@
 #include <unistd.h>
 
 #include "cs_policy.h"
+#include "harness.h"
 
-/* Harness */
-
-#define TEST_TIMEOUT 10 /* seconds */
-
-static char fail_msg[512];
-static int nr_failed;
-
-#define CHECK(cond, fmt, ...)						\
-	do {								\
-		if (!(cond)) {						\
-			snprintf(fail_msg, sizeof(fail_msg), "line %d: " fmt, \
-				 __LINE__, ##__VA_ARGS__);		\
-			return false;					\
-		}							\
-	} while (0)
-
-#define CHECK_EQ(got, want)						\
-	do {								\
-		unsigned long long g_ = (got), w_ = (want);		\
-		CHECK(g_ == w_, "%s = %llu (%#llx), expected %llu (%#llx)", \
-		      #got, g_, g_, w_, w_);				\
-	} while (0)
-
-/*
- * Run one test in a child process, so that a crash or a hang still gives
- * its FAIL line and the other tests still run.
- */
-static void run(const char *name, bool (*test)(void))
-{
-	char msg[sizeof(fail_msg)] = "";
-	size_t got = 0;
-	ssize_t n;
-	int fd[2], status;
-	pid_t pid;
-
-	fflush(stdout);
-	if (pipe(fd) || (pid = fork()) < 0) {
-		printf("FAIL %s: cannot fork: %s\n", name, strerror(errno));
-		nr_failed++;
-		return;
-	}
-	if (!pid) {
-		bool ok;
-
-		close(fd[0]);
-		alarm(TEST_TIMEOUT);
-		ok = test();
-		if (!ok && write(fd[1], fail_msg, strlen(fail_msg)) < 0)
-			_exit(2);
-		_exit(ok ? 0 : 1);
-	}
-	close(fd[1]);
-	while (got < sizeof(msg) - 1 &&
-	       (n = read(fd[0], msg + got, sizeof(msg) - 1 - got)) > 0)
-		got += n;
-	msg[got] = '\0';
-	close(fd[0]);
-	if (waitpid(pid, &status, 0) < 0)
-		status = -1;
-	if (WIFEXITED(status) && !WEXITSTATUS(status)) {
-		printf("PASS %s\n", name);
-		return;
-	}
-	nr_failed++;
-	if (WIFSIGNALED(status))
-		printf("FAIL %s: killed by signal %d (%s)\n", name,
-		       WTERMSIG(status), strsignal(WTERMSIG(status)));
-	else
-		printf("FAIL %s: %s\n", name, got ? msg : "no message");
-}
-
-#define RUN(name) run(#name, test_##name)
 
 /* Fixtures */
 
 enum { X = 3, Y = 7, Z = 9 }; /* three tagged cookie slots */
 
-#define ARRAY_SIZE(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 static const int modes[] = { CS_MODE_STRICT, CS_MODE_FILL, CS_MODE_NONE };
 #define NR_MODES ARRAY_SIZE(modes)

@@ -194,7 +194,8 @@ fi
 
 "$sched" >"$tmp/sched.log" 2>&1 </dev/null &
 sched_pid=$!
-end=$((SECONDS + 10))
+# Loading (BPF verification) is slow under TCG emulation: allow 60 s.
+end=$((SECONDS + 60))
 while [ $SECONDS -lt $end ]; do
 	[ "$(cat $scx/root/ops 2>/dev/null)" = coresched ] && break
 	kill -0 $sched_pid 2>/dev/null || break
@@ -204,7 +205,7 @@ if [ "$(cat $scx/root/ops 2>/dev/null)" != coresched ] ||
 	[ "$(cat $scx/state)" != enabled ]; then
 	state=$(cat $scx/state)
 	if kill -0 $sched_pid 2>/dev/null; then
-		why="still running but not enabled after 10 s (sched_ext state $state)"
+		why="still running but not enabled after 60 s (sched_ext state $state)"
 	else
 		wait $sched_pid
 		why="exited with status $? (sched_ext state $state)"
