@@ -16,12 +16,12 @@
  *    sibling, next (the slot it has claimed) and cur (the slot it runs).
  *    A CPU claims slot K by compare-and-swap only if every sibling's next
  *    and cur are compatible with K; then it moves a task of K to itself.
- *    cur is committed by a probe at the entry of finish_task_switch(),
- *    i.e. after the context switch is complete, not when the switch is
- *    decided. That closes upstream's IPI window: a sibling that is still
- *    leaving cookie X keeps blocking until it has really left, so no CPU
- *    can start Y while X still runs next door. Worked example on a 2-thread
- *    core, CPU0 running X, CPU1 idle and a task of Y waiting:
+ *    cur is committed at the sibling's sched_switch tracepoint, inside
+ *    __schedule(), when the old task has stopped running, not when the
+ *    switch is decided. That closes upstream's IPI window: a sibling that
+ *    is still running cookie X keeps blocking until it has left it, so no
+ *    CPU can start Y while X still runs next door. Worked example on a
+ *    2-thread core, CPU0 running X, CPU1 idle and a task of Y waiting:
  *
  *      word: next0=X cur0=X next1=- cur1=-
  *      CPU1 dispatch: claim Y? cur0=X is incompatible -> blocked, CPU1 sets
@@ -30,7 +30,7 @@
  *        vtime) and nothing else holds the core -> claim Y (next0=Y) and
  *        move Y's task to CPU0; leaving X, it kicks forced siblings. The
  *        kick is sent from irq_work, after CPU0's switch.
- *      CPU0 switches X -> Y, finish_task_switch commits cur0=Y.
+ *      CPU0 switches X -> Y; its sched_switch tracepoint commits cur0=Y.
  *      CPU1 is kicked, claims Y (next0=Y cur0=Y are compatible), runs Y.
  *
  *    A claim attempt that finds a sibling in transit (next != cur) retries
@@ -793,7 +793,7 @@ void BPF_STRUCT_OPS(cs_exit, struct scx_exit_info *ei)
 	exit_info.kind = ei->kind;
 }
 
-/* Commit: after a context switch, record what this CPU now runs. */
+/* Commit: at a context switch, record what this CPU now runs. */
 static void commit(struct task_struct *p)
 {
 	s32 cpu = bpf_get_smp_processor_id();
@@ -812,16 +812,14 @@ static void commit(struct task_struct *p)
 	core_set_cur(cpu, slot);
 }
 
-SEC("kprobe/finish_task_switch")
-int BPF_KPROBE(cs_commit_kprobe)
-{
-	commit(bpf_get_current_task_btf());
-	return 0;
-}
-
-/* Fallback commit point where finish_task_switch cannot be probed. */
+/*
+ * Commit at the sched_switch tracepoint: the CPU is inside __schedule(),
+ * past the point of no return, and the previous task's code no longer
+ * runs. Tracepoint probes run in attach order, so an observer attached
+ * before the scheduler sees every commit after its own record.
+ */
 SEC("tp_btf/sched_switch")
-int BPF_PROG(cs_commit_tp, bool preempt, struct task_struct *prev,
+int BPF_PROG(cs_commit, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
 	commit(next);

@@ -692,6 +692,8 @@ static int observe(struct observe *skel, struct sweep *s, const struct opts *o,
 			PROG ": cannot attach to the tracepoints sched_switch, "
 			"sched_wakeup and sched_wakeup_new: %s\n",
 			strerror(-err));
+	else
+		fprintf(stderr, PROG ": observing\n");
 	while (!err && !stop && (left = time_left(s->t0, o->duration_ns))) {
 		sleep_ns(left < POLL_NS ? left : POLL_NS);
 		err = drain(s, rb, cs_now_ns() - REORDER_NS);

@@ -182,28 +182,6 @@ static void check_kernel(void)
 		die("cannot create %s: %s", CS_PIN_DIR, strerror(errno));
 }
 
-/* The symbol of finish_task_switch (compilers may rename it, .isra.0). */
-static bool find_commit_symbol(char *buf, size_t len)
-{
-	char line[512], sym[256];
-	FILE *f = fopen("/proc/kallsyms", "r");
-	bool found = false;
-
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%*s %*s %255s", sym) != 1)
-			continue;
-		if (!strcmp(sym, "finish_task_switch") ||
-		    !strncmp(sym, "finish_task_switch.", 19)) {
-			snprintf(buf, len, "%s", sym);
-			found = true;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
 /* Forget per-task tags of tasks that died while no scheduler ran. */
 static void prune_task_tags(int fd)
 {
@@ -272,8 +250,7 @@ int main(int argc, char **argv)
 	struct cs_interval iv;
 	struct cs_topo topo;
 	struct opts o = { 0 };
-	char err[512], sym[256];
-	bool probe;
+	char err[512];
 	int ret;
 
 	parse_opts(argc, argv, &o);
@@ -296,26 +273,16 @@ int main(int argc, char **argv)
 	skel->rodata->slice_ns = o.slice_ns;
 	skel->rodata->grace_ns = o.slice_ns;
 
-	probe = !getenv("SCX_CORESCHED_COMMIT_TP") &&
-		find_commit_symbol(sym, sizeof(sym));
-	bpf_program__set_autoload(skel->progs.cs_commit_kprobe, probe);
-	bpf_program__set_autoload(skel->progs.cs_commit_tp, !probe);
-	bpf_program__set_autoattach(skel->progs.cs_commit_kprobe, false);
-
 	ret = coresched__load(skel);
 	if (ret)
 		die("cannot load the BPF scheduler (%s); if %s holds maps of an older version, remove it: rm -rf %s",
 		    strerror(-ret), CS_PIN_DIR, CS_PIN_DIR);
 	prune_task_tags(bpf_map__fd(skel->maps.cs_task_tag));
 
-	if (probe)
-		commit_link = bpf_program__attach_kprobe(skel->progs.cs_commit_kprobe,
-							 false, sym);
-	else
-		commit_link = bpf_program__attach(skel->progs.cs_commit_tp);
+	commit_link = bpf_program__attach(skel->progs.cs_commit);
 	if (!commit_link)
-		die("cannot attach the context-switch commit hook (%s): %s",
-		    probe ? sym : "tp_btf/sched_switch", strerror(errno));
+		die("cannot attach the context-switch commit hook (sched_switch): %s",
+		    strerror(errno));
 
 	ops_link = bpf_map__attach_struct_ops(skel->maps.coresched_ops);
 	if (!ops_link)
@@ -325,11 +292,10 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	fprintf(stderr,
-		"scx_coresched: enabled, mode %s, %d CPUs in %d cores (SMT %d), slice %llu us, kernel threads %s, commit at %s\n",
+		"scx_coresched: enabled, mode %s, %d CPUs in %d cores (SMT %d), slice %llu us, kernel threads %s\n",
 		mode_name(o.mode), topo.nr_cpus, topo.nr_cores, topo.smt,
 		(unsigned long long)(o.slice_ns / 1000),
-		o.trust_kthreads ? "trusted" : "untagged",
-		probe ? sym : "sched_switch");
+		o.trust_kthreads ? "trusted" : "untagged");
 
 	snapshot(skel, prev);
 	while (!stop && !skel->bss->exit_info.kind) {

@@ -9,6 +9,8 @@
 
 secs=${SCX_SECS:-12}
 echo "== scx_coresched demo on $NCPU CPUs: $(cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list) are SMT siblings of core 0"
+# The observer attaches first (see observe_bg in tests/guest/lib.sh).
+ensure_pins && observe_bg "$TMP/obs" --duration 600 || { cat "$TMP/obs.err"; exit 1; }
 start_sched --stats 2 || { cat "$TMP/sched.err"; exit 1; }
 head -n 1 "$TMP/sched.err"
 
@@ -22,7 +24,9 @@ spawn stress-ng --quiet --cpu 1 --timeout $((secs + 10))
 echo "== untagged background: 1 cpu-bound task; watching for ${secs}s"
 tail -n 0 -f "$TMP/sched.out" &
 tailer=$!
-observe "$TMP/obs" --duration "$secs"
+sleep "$secs"
+kill -INT $OBS_PID
+wait $OBS_PID
 kill $tailer
 stop_bg
 

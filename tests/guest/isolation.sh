@@ -30,6 +30,12 @@ start_load_ours() {
 }
 
 name="isolation_${mode}_$topo"
+# Observer first, then the scheduler, then the tenants (see observe_bg).
+if ! ensure_pins || ! observe_bg "$TMP/ours" --mode "$mode" \
+	--duration $((secs + 30)) --require-zero; then
+	fail "$name" "observer did not start: $(tail -n 1 "$TMP/ours.err")"
+	finish
+fi
 if ! start_sched --mode "$mode" --stats 2 --json; then
 	fail "$name" "scheduler did not start"
 	finish
@@ -38,7 +44,9 @@ if ! start_load_ours; then
 	fail "$name" "could not tag the tenants"
 	finish
 fi
-observe "$TMP/ours" --mode "$mode" --duration "$secs" --require-zero
+sleep "$secs"
+kill -INT $OBS_PID
+wait $OBS_PID
 rc=$?
 ov=$(field "$TMP/ours" overlap_ns)
 info "scx_coresched $mode $topo: overlap_ns=$ov windows=$(field "$TMP/ours" overlap_windows)" \

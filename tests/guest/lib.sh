@@ -92,6 +92,30 @@ observe() {
 	nice -n -10 "$OBS" "$@" >"$out" 2>"$out.err" </dev/null
 }
 
+# observe_bg OUT ARGS...: start the observer in the background and return
+# once it watches (OBS_PID). Tests that require 0 ns start it before the
+# scheduler: probes of one tracepoint run in attach order, so the observer
+# then records every switch before the scheduler commits it.
+observe_bg() {
+	local out=$1 i
+	shift
+	nice -n -10 "$OBS" "$@" >"$out" 2>"$out.err" </dev/null &
+	OBS_PID=$!
+	for i in $(seq 1 240); do
+		grep -q "observing" "$out.err" && return 0
+		kill -0 $OBS_PID 2>/dev/null || return 1
+		sleep 0.25
+	done
+	return 1
+}
+
+# ensure_pins: the tag maps the observer reads exist (pinned by a first
+# start of the scheduler; they outlive it).
+ensure_pins() {
+	[ -e /sys/fs/bpf/scx_coresched/cs_task_tag ] && return 0
+	start_sched && stop_sched
+}
+
 # field FILE KEY: a value from the observer's text output.
 field() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 

@@ -16,6 +16,22 @@ stats() { awk '{ n++; s += $1; ss += $1 * $1; if (min == "" || $1 < min) min = $
 	END { m = n ? s / n : 0; v = n ? ss / n - m * m : 0; if (v < 0) v = 0;
 	printf "%d %.0f %.0f %.3f\n", n, min, m, (m > 0 ? sqrt(v) / m : 0) }' "$1"; }
 
+# restart_observed OUT OBSERVER_ARGS...: restart the scheduler with the
+# observer attached first (see observe_bg in lib.sh).
+restart_observed() {
+	local out=$1
+	shift
+	stop_sched
+	ensure_pins && observe_bg "$out" --duration 600 "$@" &&
+		start_sched --stats 2 --json
+}
+
+# end_observed: stop the observer (it prints its figures on SIGINT).
+end_observed() {
+	kill -INT $OBS_PID
+	wait $OBS_PID
+}
+
 test_fairness() {
 	local a b ua ub da db share
 	a=$(tenant t_fa)
@@ -81,13 +97,14 @@ test_starvation() {
 
 test_bounded_wait() {
 	local i cgs=()
+	restart_observed "$TMP/wait" || { fail bounded_wait_200ms "could not start"; return; }
 	for i in 1 2 3 4; do
 		cgs+=("$(tenant t_w$i)")
 		"$CTL" cgroup tag "${cgs[-1]}" >/dev/null
 		run_in "${cgs[-1]}" stress-ng --quiet --cpu "$NCPU" --timeout $((secs + 10))
 	done
-	sleep 2
-	observe "$TMP/wait" --duration "$secs"
+	sleep $((secs + 2))
+	end_observed
 	stop_bg
 	local w
 	w=$(field "$TMP/wait" max_wait_ns)
@@ -109,11 +126,10 @@ test_hotplug() {
 	local a b i ok=1
 	a=$(tenant t_ha)
 	b=$(tenant t_hb)
+	restart_observed "$TMP/hp" --trust-kthreads || { fail hotplug_sibling_under_load "could not start"; return; }
 	"$CTL" cgroup tag "$a" >/dev/null && "$CTL" cgroup tag "$b" >/dev/null
 	run_in "$a" stress-ng --quiet --cpu "$NCPU" --timeout 40
 	run_in "$b" stress-ng --quiet --cpu "$NCPU" --timeout 40
-	observe "$TMP/hp" --duration 14 --trust-kthreads &
-	local opid=$!
 	sleep 2
 	for i in 1 2 3 4 5; do
 		echo 0 >/sys/devices/system/cpu/cpu1/online || ok=0
@@ -121,7 +137,7 @@ test_hotplug() {
 		echo 1 >/sys/devices/system/cpu/cpu1/online || ok=0
 		sleep 1
 	done
-	wait $opid
+	end_observed
 	stop_bg
 	info "hotplug: 5 offline/online cycles of cpu1; overlap_ns=$(field "$TMP/hp" overlap_ns), state $(scx_state)"
 	grep overlap_example "$TMP/hp" | head -n 3 | sed 's/^/# /'
