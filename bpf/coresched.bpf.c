@@ -493,9 +493,22 @@ s32 BPF_STRUCT_OPS(cs_select_cpu, struct task_struct *p, s32 prev_cpu,
 	struct task_ctx *tctx = task_ctx(p);
 	s32 cpu;
 
+	u8 slot;
+
 	if (!tctx)
 		return prev_cpu;
-	cpu = find_cpu(p, refresh(p, tctx), prev_cpu);
+	slot = refresh(p, tctx);
+	/*
+	 * A synchronous wakeup (the waker is about to sleep, as in a pipe
+	 * ping-pong) from a CPU that holds the wakee's cookie: stay here and
+	 * spare an idle sibling the IPI.
+	 */
+	cpu = bpf_get_smp_processor_id();
+	if ((wake_flags & SCX_WAKE_SYNC) && cpu < CS_MAX_CPUS &&
+	    (BPF_CORE_READ(p, cpus_ptr, bits[0]) & (1ULL << cpu)) &&
+	    cs_next(core_read(cpu), sib_of(cpu)) == slot)
+		return cpu;
+	cpu = find_cpu(p, slot, prev_cpu);
 	if (cpu >= 0 && scx_bpf_test_and_clear_cpu_idle(cpu))
 		return cpu;
 	return prev_cpu;
