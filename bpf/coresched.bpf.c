@@ -120,7 +120,8 @@ static u8 slot_acquire(u64 cookie)
 	u8 s = slot_get(cookie, &fresh);
 
 	if (fresh && s < CS_NR_SLOTS) {
-		slot_stats[s].cookie = cookie;
+		/* A new owner's counters start from zero (see cs_report.c). */
+		slot_stats[s] = (struct cs_slot_stat){ .cookie = cookie };
 		slot_vtime[s] = vnow;
 		slot_tvnow[s] = 0;
 		slot_wsum[s] = 0;

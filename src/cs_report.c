@@ -39,11 +39,12 @@ void cs_interval_compute(const struct cs_topo *t, const struct cs_snapshot *a,
 	iv->forced_idle_pct = pct(fi_total, span * t->nr_cpus);
 
 	for (s = 0; s < CS_NR_SLOTS; s++) {
+		static const struct cs_slot_stat zero;
 		const struct cs_slot_stat *x = &a->slot[s], *y = &b->slot[s];
 
 		/* A slot that changed owner starts from zero. */
 		if (x->cookie != y->cookie)
-			x = &(struct cs_slot_stat){ 0 };
+			x = &zero;
 		iv->run_ms[s] = (double)(y->run_ns - x->run_ns) / 1e6;
 		iv->forced_idle_caused_ms[s] =
 			(double)(y->forced_idle_ns - x->forced_idle_ns) / 1e6;
