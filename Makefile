@@ -9,7 +9,7 @@
 #   make demo     two tenants plus background work under scx_coresched, in a guest
 
 CLANG ?= clang-19
-BPFTOOL ?= bpftool
+BPFTOOL ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
 CC ?= gcc
 O := build
 
