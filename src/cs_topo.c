@@ -89,12 +89,24 @@ int cs_topo_read(struct cs_topo *t, const char *root, char *err, size_t len)
 	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
 		int core;
 
-		if (!possible[cpu] || t->cpu_core[cpu] >= 0)
+		if (!possible[cpu])
 			continue;
 		snprintf(path, sizeof(path),
 			 "%s/cpu%d/topology/thread_siblings_list", root, cpu);
 		if (read_list(path, sibs, err, len) < 0)
 			return -1;
+		if (t->cpu_core[cpu] >= 0) {
+			/* Every sibling must list exactly the same core. */
+			core = t->cpu_core[cpu];
+			for (i = 0; i < CS_MAX_CPUS; i++)
+				if (sibs[i] != (t->cpu_core[i] == core)) {
+					snprintf(err, len,
+						 "CPU %d's sibling list %s disagrees with CPU %d's; inconsistent topology",
+						 cpu, path, t->core_cpu[core][0]);
+					return -1;
+				}
+			continue;
+		}
 		core = t->nr_cores++;
 		for (i = 0; i < CS_MAX_CPUS; i++) {
 			if (!sibs[i])

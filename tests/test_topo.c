@@ -372,6 +372,22 @@ static bool test_topo_read_overlapping_lists(void)
 	return true;
 }
 
+/* cpu0 says "0-1" but cpu1 says "1": lists that disagree are refused. */
+static bool test_topo_read_asymmetric_lists(void)
+{
+	static const char *const sibs[] = { "0-1\n", "1\n", "2-3\n",
+					    "2-3\n" };
+	const char *root = TREE("asym", "0-3\n", "0-3\n", sibs);
+	struct cs_topo t;
+	char err[256] = "";
+
+	CHECK(root, "cannot build the fake tree");
+	CHECK_INT(cs_topo_read(&t, root, err, sizeof(err)), -1);
+	CHECK(strstr(err, "CPU 1's sibling list") && strstr(err, "disagrees"),
+	      "unexpected message: %s", err);
+	return true;
+}
+
 /* cpu2's list does not contain cpu2. */
 static bool test_topo_read_not_own_list(void)
 {
@@ -445,6 +461,7 @@ int main(void)
 	RUN(topo_read_offline_cpu);
 	RUN(topo_read_five_threads);
 	RUN(topo_read_overlapping_lists);
+	RUN(topo_read_asymmetric_lists);
 	RUN(topo_read_not_own_list);
 	RUN(topo_read_missing_siblings);
 	RUN(topo_read_too_many_cpus);
