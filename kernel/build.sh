@@ -88,8 +88,8 @@ done <"$fragment"
 start=$(date +%s)
 (cd "$src" && make -j"$jobs" bzImage vmlinux) >>"$log" 2>&1 &
 pid=$!
-# About 1900 objects for this config; print progress every 20 s.
-expect=1900
+# About 1530 objects for this config; print progress every 20 s.
+expect=1530
 while kill -0 $pid 2>/dev/null; do
 	sleep 20
 	n=$(find "$src" -name '*.o' 2>/dev/null | wc -l)
