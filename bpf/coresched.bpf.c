@@ -168,27 +168,24 @@ static void weight_move(struct task_struct *p, struct task_ctx *tctx, u8 to)
 }
 
 /*
- * Make the task's cached slot current with the tags. Only called while
- * the task is not running on a claim (select_cpu, runnable, enqueue).
+ * Make the task's slot current with its tags. The cookie is resolved
+ * afresh every time (a hash lookup and a short cgroup walk), so a task is
+ * queued under the tags in force when it was queued: the same ones an
+ * outside observer reads when it switches in. Only called while the task
+ * is not running on a claim (select_cpu, runnable, enqueue).
  */
 static u8 refresh(struct task_struct *p, struct task_ctx *tctx)
 {
-	u64 gen = tag_gen(), cookie;
+	u64 cookie = 0;
 	u8 slot;
 
-	if (tctx->gen == gen && tctx->slot != CS_SLOT_NONE &&
-	    tctx->slot != CS_SLOT_EXCL)
-		return tctx->slot;
-
 	if ((p->flags & PF_KTHREAD) && trust_kthreads) {
-		cookie = 0;
 		slot = CS_SLOT_TRUST;
 	} else {
 		cookie = task_cookie(p);
 		if (cookie == tctx->cookie && tctx->slot < CS_NR_SLOTS)
-			slot = tctx->slot;
-		else
-			slot = slot_acquire(cookie);
+			return tctx->slot;
+		slot = slot_acquire(cookie);
 	}
 	if (slot != tctx->slot) {
 		slot_release(tctx->slot);
@@ -197,7 +194,6 @@ static u8 refresh(struct task_struct *p, struct task_ctx *tctx)
 	}
 	tctx->slot = slot;
 	tctx->cookie = cookie;
-	tctx->gen = gen;
 	return slot;
 }
 
@@ -211,7 +207,7 @@ static u8 foreign_slot(struct task_struct *p)
 	if (p->flags & PF_KTHREAD)
 		return trust_kthreads ? CS_SLOT_TRUST : 0;
 	tctx = task_ctx(p);
-	if (tctx && tctx->gen == tag_gen() && tctx->slot != CS_SLOT_NONE)
+	if (tctx && tctx->slot < CS_NR_SLOTS && task_cookie(p) == tctx->cookie)
 		return tctx->slot;
 	return task_cookie(p) ? CS_SLOT_EXCL : 0;
 }
@@ -373,7 +369,9 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	if (prev && (prev->scx.flags & SCX_TASK_QUEUED)) {
 		struct task_ctx *tctx = task_ctx(prev);
 
-		if (tctx && tctx->gen == tag_gen())
+		/* A re-tagged prev must go back through enqueue. */
+		if (tctx && (tctx->slot >= CS_NR_SLOTS ||
+			     task_cookie(prev) == tctx->cookie))
 			prev_slot = tctx->slot;
 	}
 
@@ -625,7 +623,7 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 		return;
 	charge(p, tctx, cpu);
 	/* Re-tagged: go back through enqueue to pick up the new cookie. */
-	if (tctx->gen != tag_gen()) {
+	if (tctx->slot < CS_NR_SLOTS && task_cookie(p) != tctx->cookie) {
 		p->scx.slice = 0;
 		return;
 	}
@@ -697,7 +695,6 @@ s32 BPF_STRUCT_OPS(cs_init_task, struct task_struct *p,
 		return -ENOMEM;
 	tctx->slot = CS_SLOT_NONE;
 	tctx->wslot = CS_SLOT_NONE;
-	tctx->gen = ~0ULL;
 
 	/* A forked task inherits its parent's per-task cookie. */
 	if (args->fork) {
@@ -758,11 +755,10 @@ void BPF_STRUCT_OPS(cs_cgroup_set_weight, struct cgroup *cgrp, u32 weight)
 void BPF_STRUCT_OPS(cs_cgroup_move, struct task_struct *p,
 		    struct cgroup *from, struct cgroup *to)
 {
-	struct task_ctx *tctx = task_ctx(p);
-
-	/* Stale: the next enqueue (or tick, if running) re-resolves it. */
-	if (tctx)
-		tctx->gen = ~0ULL;
+	/*
+	 * Nothing to do: the kernel re-enqueues a moved task (refresh()
+	 * resolves its new cookie) and reschedules it if it is running.
+	 */
 }
 
 /*

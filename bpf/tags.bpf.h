@@ -2,9 +2,10 @@
 /*
  * Tagging: from a task to its cookie, and from a cookie to a slot.
  *
- * User space (coreschedctl) writes tags into pinned maps and bumps
- * cs_ctl.tag_gen. Each task caches its slot in its task context together
- * with the generation it was computed at; enqueue refreshes a stale cache.
+ * User space (coreschedctl) writes tags into pinned maps (and bumps
+ * cs_ctl.tag_gen for tools that watch tags). A task's cookie is resolved
+ * again at every enqueue and tick; its slot is cached with the cookie it
+ * was taken for.
  *
  * Slots are reference counted by the tasks that hold them. A slot's cookie
  * is only (re)assigned while nobody holds it, under slot_lock, so two live
@@ -77,8 +78,7 @@ struct {
 } slot_tbl SEC(".maps");
 
 struct task_ctx {
-	u64 gen; /* tag generation the slot was computed at */
-	u64 cookie;
+	u64 cookie; /* the cookie its slot was taken for */
 	u64 enq_at; /* when it became runnable in our queues */
 	u64 last_charge; /* last time its run was charged */
 	u8 slot; /* CS_SLOT_NONE until first computed */
@@ -96,14 +96,6 @@ struct {
 static struct task_ctx *task_ctx(struct task_struct *p)
 {
 	return bpf_task_storage_get(&task_ctxs, p, NULL, 0);
-}
-
-static u64 tag_gen(void)
-{
-	u32 zero = 0;
-	struct cs_ctl *ctl = bpf_map_lookup_elem(&cs_ctl, &zero);
-
-	return ctl ? ctl->tag_gen : 0;
 }
 
 /* The cookie of the nearest tagged ancestor of @p's cgroup, or 0. */
