@@ -10,9 +10,11 @@
  *   cs_task_tag  tid     -> struct cs_tag   per-task cookie (inherited on fork)
  *   cs_cgrp_tag  cgid    -> struct cs_tag   cgroup cookie (inherited by descendants)
  *   cs_ctl       0       -> struct cs_ctl   tag generation, bumped on every change
+ *                                           (for tools that watch the tags)
  *
  * A task's cookie is its cs_task_tag entry if it has one, else the tag of
  * its nearest tagged cgroup ancestor (itself included), else 0 (untagged).
+ * The scheduler resolves it whenever it queues the task and at every tick.
  */
 #ifndef __CORESCHED_H
 #define __CORESCHED_H

@@ -9,8 +9,8 @@
  *
  * Today the only backend is scx_coresched: the library writes the tag maps
  * that the scheduler pins under CS_PIN_DIR (see coresched.h) and bumps the
- * tag generation after every change, so that the scheduler re-evaluates
- * the cookies of all tasks.
+ * tag generation after every change. The scheduler resolves a task's
+ * cookie from the maps whenever it queues the task and at every tick.
  *
  * Conventions, kept as the API grows (get/new/copy of task cookies for a
  * thread, thread group or process group; a fallback to the kernel's own

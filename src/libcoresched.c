@@ -277,7 +277,7 @@ static int set_tag(struct cs_lib *lib, int fd, const char *map, const void *key,
 			bpf_map_delete_elem(fd, key);
 		return lib_fail(
 			lib, -err,
-			"cannot bump the tag generation in %s/%s (%s), so scx_coresched would not see the change; the change was undone, check that scx_coresched is healthy and retry",
+			"cannot bump the tag generation in %s/%s (%s), so tools watching the tags would miss the change; the change was undone, check that scx_coresched is healthy and retry",
 			CS_PIN_DIR, MAP_CTL, strerror(-err));
 	}
 	return 0;
