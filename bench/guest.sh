@@ -46,7 +46,8 @@ pipe_ops() {
 		awk '/ops\/sec/ { print $1 }'
 }
 
-# idle_pct: system idle % over @secs while two tenants spin.
+# tenants_run CONFIG: while two tenants spin for @secs, print the system
+# idle % and tenant A's share of their CPU time.
 tenants_run() {
 	local cfg=$1 a b i0 t0 i1 t1 ua ub
 	a=$(tenant t_ba)

@@ -307,6 +307,18 @@ __attribute__((noinline)) int preempt_conflicts(s32 cpu, u32 slot)
 	return 0;
 }
 
+/*
+ * @cpu runs (or is about to run) @slot whether or not the core agreed: a
+ * higher class took it, or the kernel dispatched a task by itself. Claim
+ * @slot, so no sibling starts a conflict, and preempt the siblings that
+ * already run one.
+ */
+static void impose(s32 cpu, u8 slot)
+{
+	set_claim(cpu, slot);
+	preempt_conflicts(cpu, slot);
+}
+
 static void forced_idle_end(struct cs_cpu_stat *st)
 {
 	u64 start = st->fi_start, d;
@@ -597,10 +609,7 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 	 */
 	if (cs_next(core_read(cpu), sib_of(cpu)) != slot) {
 		st->unclaimed_runs++;
-		core_set_next(cpu, slot);
-		if (cs_claim_verdict(core_read(cpu), sib_of(cpu), nr_sibs(cpu),
-				     slot, mode) != CS_CLAIM_OK)
-			preempt_conflicts(cpu, slot);
+		impose(cpu, slot);
 	}
 }
 
@@ -675,12 +684,8 @@ void BPF_STRUCT_OPS(cs_cpu_release, s32 cpu, struct scx_cpu_release_args *args)
 {
 	u8 slot = foreign_slot(args->task);
 
-	/*
-	 * Claim the intruder's cookie now, so no sibling starts a conflict;
-	 * cur still names what runs here until the switch commits.
-	 */
-	set_claim(cpu, slot);
-	preempt_conflicts(cpu, slot);
+	/* cur still names what runs here until the switch commits. */
+	impose(cpu, slot);
 	scx_bpf_reenqueue_local();
 }
 

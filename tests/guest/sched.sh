@@ -11,7 +11,8 @@ secs=${SCX_SECS:-10}
 # usage_us CGROUP: CPU time used by the cgroup so far, in microseconds.
 usage_us() { awk '$1 == "usage_usec" { print $2 }' "$1/cpu.stat"; }
 
-# per_interval FILE: the interval counts a progress worker printed.
+# stats FILE: intervals, min, mean and coefficient of variation of the
+# counts a progress worker printed.
 stats() { awk '{ n++; s += $1; ss += $1 * $1; if (min == "" || $1 < min) min = $1 }
 	END { m = n ? s / n : 0; v = n ? ss / n - m * m : 0; if (v < 0) v = 0;
 	printf "%d %.0f %.0f %.3f\n", n, min, m, (m > 0 ? sqrt(v) / m : 0) }' "$1"; }
