@@ -25,14 +25,15 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 $(WARN) \
 KDIR = $(shell kernel/build.sh --dir)
 
 PROGS := $(O)/scx_coresched $(O)/coreschedctl $(O)/coresched-observe
-HOST_TESTS := $(O)/test_policy $(O)/test_topo
+CTL_BINS := $(O)/coresched $(O)/libcoresched.a $(O)/libcoresched.so
+HOST_TESTS := $(O)/test_policy $(O)/test_topo $(O)/test_ctl
 GUEST_BINS := $(O)/progress $(O)/prctl_check
 COMMON := $(O)/cs_common.o
 
 .PHONY: all deps kernel test test-host test-guest demo clean format
 .SECONDARY:
 
-all: $(PROGS) $(HOST_TESTS) $(GUEST_BINS)
+all: $(PROGS) $(CTL_BINS) $(HOST_TESTS) $(GUEST_BINS)
 
 deps:
 	@tools/deps.sh --check 2>/dev/null || tools/deps.sh
@@ -72,8 +73,35 @@ $(O)/coresched-observe.o: $(O)/observe.skel.h
 $(O)/scx_coresched: $(O)/scx_coresched.o $(O)/cs_topo.o $(O)/cs_report.o $(COMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(O)/coreschedctl: $(O)/coreschedctl.o $(O)/libcoresched.o $(COMMON)
+# libcoresched: one set of position-independent objects (cs_common.o
+# included) for the static and the shared library; the shared one exports
+# only the CS_API calls of libcoresched.h.
+LIB_OBJS := $(O)/pic/libcoresched.o $(O)/pic/cs_common.o
+
+$(O)/pic/%.o: src/%.c include/*.h src/*.h | $(O)
+	@mkdir -p $(O)/pic
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+
+$(O)/libcoresched.a: $(LIB_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+$(O)/libcoresched.so.1: $(LIB_OBJS)
+	$(CC) -shared -Wl,-soname,libcoresched.so.1 -Wl,--no-undefined \
+		-o $@ $^ -lbpf -pthread
+
+$(O)/libcoresched.so: $(O)/libcoresched.so.1
+	ln -sf libcoresched.so.1 $@
+
+$(O)/coreschedctl: $(O)/coreschedctl.o $(O)/coreschedctl_args.o $(O)/libcoresched.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The same binary under util-linux's name.
+$(O)/coresched: $(O)/coreschedctl
+	ln -f $< $@
+
+$(O)/test_ctl: tests/test_ctl.c tests/harness.h src/coreschedctl_args.c src/coreschedctl.h src/cs_common.h | $(O)
+	$(CC) $(CFLAGS) -Isrc -o $@ tests/test_ctl.c src/coreschedctl_args.c
 
 $(O)/coresched-observe: $(O)/coresched-observe.o $(COMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

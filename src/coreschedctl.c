@@ -1,381 +1,600 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * coreschedctl: tag cgroups and commands with core scheduling cookies for
- * scx_coresched. A thin command line over libcoresched; see usage().
+ * coreschedctl (also installed as coresched): manage core scheduling
+ * cookies. For get, new and copy it behaves as util-linux coresched(1):
+ * same syntax, defaults, output, messages and exit codes. On top: clear,
+ * list, cgroup cookies for scx_coresched, and --json. Built on
+ * libcoresched; see usage().
  */
+#include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "coresched.h"
+#include "coreschedctl.h"
 #include "cs_common.h"
 #include "libcoresched.h"
 
-#define PROG "coreschedctl"
+#define CS_VERSION "0.2"
 
-/* Exit codes; for 'new' also CMD's own status. */
-enum {
-	EXIT_USAGE = 2,
-	EXIT_CANNOT_RUN = 126,
-	EXIT_NOT_FOUND = 127,
-};
+/* Exit codes of util-linux for a command that cannot be executed. */
+#define EX_EXEC_FAILED 126
+#define EX_EXEC_ENOENT 127
 
-static const char usage_text[] =
-	"Usage: coreschedctl cgroup tag PATH\n"
-	"       coreschedctl cgroup untag PATH\n"
-	"       coreschedctl new [--] CMD [ARGS...]\n"
-	"       coreschedctl get [PID]\n"
-	"       coreschedctl -h | --help\n"
-	"\n"
-	"Give cgroups and commands core scheduling cookies for scx_coresched, which\n"
-	"never runs tasks with different cookies at the same time on the SMT siblings\n"
-	"of one core. scx_coresched must be running; changing tags needs root.\n"
-	"\n"
-	"Commands:\n"
-	"  cgroup tag PATH     give cgroup PATH a cookie of its own, shared by all tasks\n"
-	"                      in it and in its descendants; print the cookie\n"
-	"  cgroup untag PATH   remove the cookie of cgroup PATH\n"
-	"  new [--] CMD [ARGS...]\n"
-	"                      run CMD with a fresh cookie, shared by CMD and the\n"
-	"                      children and threads it creates\n"
-	"  get [PID]           print the cookie of process or thread PID (default:\n"
-	"                      coreschedctl itself, which has its parent's cookie)\n"
-	"\n"
-	"PATH is a cgroup v2 directory: an absolute path, a path relative to the\n"
-	"current directory if it is '.' or '..' or starts with './' or '../', and\n"
-	"otherwise a path relative to /sys/fs/cgroup ('app/web' is\n"
-	"/sys/fs/cgroup/app/web).\n"
-	"\n"
-	"A task's cookie is its own (from 'new', inherited on fork) if it has one,\n"
-	"else the cookie of its nearest tagged cgroup, else 0 (untagged). Cookies\n"
-	"are printed as 0x and 16 hex digits; a cgroup's cookie is 0x8000000000000000\n"
-	"| its cgroup id (the inode number of its directory).\n"
-	"\n"
-	"Options:\n"
-	"  -h, --help          show this help\n"
-	"\n"
-	"Exit status: 0 on success, 1 on error, 2 on a usage error. 'new' exits with\n"
-	"CMD's status, or 126 if CMD cannot be run and 127 if it is not found.\n";
+static const char *prog;
 
-static void usage(FILE *f)
+static void usage(void)
 {
-	fputs(usage_text, f);
+	printf("\nUsage:\n"
+	       " %1$s [get] [--source <PID>] [--json]\n"
+	       " %1$s new [-t <TYPE>] --dest <PID>\n"
+	       " %1$s new [-t <TYPE>] -- PROGRAM [ARGS...]\n"
+	       " %1$s copy [--source <PID>] [-t <TYPE>] --dest <PID>\n"
+	       " %1$s copy [--source <PID>] [-t <TYPE>] -- PROGRAM [ARGS...]\n"
+	       " %1$s clear [-t <TYPE>] --dest <PID>\n"
+	       " %1$s list [--json]\n"
+	       " %1$s cgroup tag|untag PATH\n"
+	       " %1$s cgroup get PATH [--json]\n"
+	       " %1$s cgroup share SRC DST\n",
+	       prog);
+	printf("\nManage core scheduling cookies of tasks and cgroups: tasks with\n"
+	       "different cookies never run at the same time on the SMT siblings of\n"
+	       "one core.\n");
+	printf("\nFunctions:\n"
+	       " get      print the cookie of a PID\n"
+	       " new      give an existing PID a new cookie, or run a program\n"
+	       "            with a new cookie\n"
+	       " copy     copy the cookie of one PID to another PID, or run a\n"
+	       "            program with that cookie\n"
+	       " clear    take the cookie of a PID away (cookie 0)\n"
+	       " list     every cookie in use: its tasks and tagged cgroups\n"
+	       " cgroup   cgroup cookies, under scx_coresched only: tag gives a\n"
+	       "            cgroup v2 directory a cookie of its own for all tasks\n"
+	       "            in it and below it that have no cookie of their own;\n"
+	       "            untag removes it; get prints the cookie its tasks get;\n"
+	       "            share gives DST the cookie of SRC\n");
+	printf("\nOptions:\n"
+	       " -s, --source <PID>       the PID to take the cookie from; default:\n"
+	       "                            %s itself\n"
+	       " -d, --dest <PID>         the PID whose cookie to change\n"
+	       " -t, --dest-type <TYPE>   which tasks of the destination or new PID\n"
+	       "                            change: pid (the thread), tgid (its\n"
+	       "                            process), pgid (its process group);\n"
+	       "                            default: tgid\n"
+	       " -J, --json               JSON output (get, list, cgroup get)\n",
+	       prog);
+	printf("\n -v, --verbose      verbose\n"
+	       "%-20s%s\n%-20s%s\n",
+	       " -h, --help", "display this help", " -V, --version",
+	       "display version");
+	printf("\nPATH is a cgroup v2 directory: absolute, relative to the current\n"
+	       "directory if it starts with ./ or ../, else relative to %s.\n"
+	       "Cookies are printed in hex; 0 means no cookie. Reading cookies\n"
+	       "needs no privilege beyond being allowed to ptrace the task;\n"
+	       "changing a task's cookie needs the same; cgroup functions need\n"
+	       "root and a running scx_coresched.\n",
+	       CS_CGROUP_ROOT);
+	printf("\nExit status: 0 on success, 1 on failure; with a PROGRAM its exit\n"
+	       "status, or 126 if it cannot be executed and 127 if it is not found.\n");
 }
 
-static void vmsg(const char *fmt, va_list ap)
+__attribute__((format(printf, 1, 2))) static void msgx(const char *fmt, ...)
 {
-	fprintf(stderr, PROG ": ");
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 	fputc('\n', stderr);
 }
 
-/* An error message on stderr: "coreschedctl: MESSAGE". */
-__attribute__((format(printf, 1, 2))) static void msg(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg(fmt, ap);
-	va_end(ap);
-}
-
-/* Usage on stderr, then the problem, last so that it is seen. */
-__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt,
-							     ...)
-{
-	va_list ap;
-
-	usage(stderr);
-	va_start(ap, fmt);
-	vmsg(fmt, ap);
-	va_end(ap);
-	return EXIT_USAGE;
-}
-
 /*
- * Parse the options of a command, which has only -h/--help. Returns the
- * index of the first operand; with @stop_at_operand the operands start at
- * the first non-option (the CMD of 'new' keeps its own options). -1 means
- * exit with *@rc.
+ * A failed library call: util-linux's line ("MESSAGE: strerror"), then the
+ * library's line, which says what to do. Returns the exit code.
  */
-static int parse_opts(int argc, char **argv, bool stop_at_operand, int *rc)
+__attribute__((format(printf, 2, 3))) static int lib_error(int err,
+							   const char *fmt, ...)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
+	va_list ap;
 
-	optind = 0; /* full reset: every command parses its own argv */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, stop_at_operand ? "+h" : "h",
-				longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			usage(stdout);
-			*rc = 0;
-			return -1;
-		default:
-			if (optopt)
-				*rc = usage_error("unknown option '-%c'",
-						  optopt);
-			else
-				*rc = usage_error("unknown option '%s'",
-						  argv[optind - 1]);
-			return -1;
-		}
-	}
-	return optind;
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, ": %s\n", strerror(-err));
+	if (*cs_errmsg())
+		msgx("%s", cs_errmsg());
+	return EXIT_FAILURE;
 }
 
-/* Open the library; print its message and return false on failure. */
-static bool open_lib(struct cs_lib *lib, char *err, size_t len)
+/* The cookie of @pid for a verbose message; exits as util-linux on error. */
+static unsigned long long verbose_cookie(pid_t pid)
 {
-	if (!cs_lib_open(lib, err, len))
-		return true;
-	msg("%s", err);
+	__u64 cookie;
+	int err = cs_get(pid, &cookie);
+
+	if (err)
+		exit(lib_error(err, "Failed to get cookie from PID %d",
+			       (int)pid));
+	return cookie;
+}
+
+/* Print @s as a JSON string. */
+static void json_str(const char *s)
+{
+	const unsigned char *p;
+
+	putchar('"');
+	for (p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			printf("\\%c", *p);
+		else if (*p < 0x20)
+			printf("\\u%04x", *p);
+		else
+			putchar(*p);
+	}
+	putchar('"');
+}
+
+static int cmd_get(const struct ctl_args *a)
+{
+	__u64 cookie;
+	int err = cs_get(a->src, &cookie);
+
+	if (err)
+		return lib_error(err, "Failed to get cookie from PID %d",
+				 (int)a->src);
+	if (a->json)
+		printf("{\"pid\": %d, \"cookie\": \"0x%llx\"}\n", (int)a->src,
+		       (unsigned long long)cookie);
+	else
+		printf("cookie of PID %d is 0x%llx\n", (int)a->src,
+		       (unsigned long long)cookie);
+	return EXIT_SUCCESS;
+}
+
+/* new or copy with a PROGRAM: set our own cookie, then become PROGRAM. */
+static int cmd_exec(const struct ctl_args *a, char **argv)
+{
+	char **cmd = argv + a->exec_index;
+	pid_t pid;
+	int err;
+
+	if (a->src) {
+		pid = a->src;
+		err = cs_share_from(pid);
+		if (err)
+			return lib_error(err, "Failed to pull cookie from PID %d",
+					 (int)pid);
+	} else {
+		pid = getpid();
+		err = cs_create(pid, a->type);
+		if (err)
+			return lib_error(err,
+					 "Failed to create cookie for PID %d",
+					 (int)pid);
+	}
+	if (a->verbose)
+		msgx("set cookie of PID %d to 0x%llx", (int)pid,
+		      verbose_cookie(pid));
+	fflush(stdout);
+	execvp(cmd[0], cmd);
+	err = errno;
+	fprintf(stderr, "%s: failed to execute %s: %s\n", prog, cmd[0],
+		strerror(err));
+	return err == ENOENT ? EX_EXEC_ENOENT : EX_EXEC_FAILED;
+}
+
+static int cmd_new(const struct ctl_args *a)
+{
+	int err = cs_create(a->dest, a->type);
+
+	if (err)
+		return lib_error(err, "Failed to create cookie for PID %d",
+				 (int)a->dest);
+	if (a->verbose)
+		msgx("set cookie of PID %d to 0x%llx", (int)a->dest,
+		      verbose_cookie(a->dest));
+	return EXIT_SUCCESS;
+}
+
+static int cmd_copy(const struct ctl_args *a)
+{
+	int err = cs_share_from(a->src);
+
+	if (err)
+		return lib_error(err, "Failed to pull cookie from PID %d",
+				 (int)a->src);
+	err = cs_share_to(a->dest, a->type);
+	if (err)
+		return lib_error(err, "Failed to push cookie to PID %d",
+				 (int)a->dest);
+	if (a->verbose)
+		msgx("copied cookie 0x%llx from PID %d to PID %d",
+		      verbose_cookie(a->src), (int)a->src, (int)a->dest);
+	return EXIT_SUCCESS;
+}
+
+static int cmd_clear(const struct ctl_args *a)
+{
+	int err = cs_clear(a->dest, a->type);
+
+	if (err)
+		return lib_error(err, "Failed to clear cookie of PID %d",
+				 (int)a->dest);
+	if (a->verbose)
+		msgx("set cookie of PID %d to 0x%llx", (int)a->dest,
+		      verbose_cookie(a->dest));
+	return EXIT_SUCCESS;
+}
+
+/* --- list --------------------------------------------------------------- */
+
+struct member {
+	__u64 cookie;
+	__u64 cgid; /* 0 for a task */
+	pid_t tid, tgid;
+	char *name; /* comm of a task, path of a cgroup */
+};
+
+struct members {
+	struct member *v;
+	size_t n, cap;
+};
+
+static int add_member(struct members *m, __u64 cookie, __u64 cgid, pid_t tid,
+		      pid_t tgid, const char *name)
+{
+	struct member *v;
+
+	if (m->n == m->cap) {
+		m->cap = m->cap ? 2 * m->cap : 256;
+		v = realloc(m->v, m->cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		m->v = v;
+	}
+	v = &m->v[m->n];
+	*v = (struct member){ .cookie = cookie,
+			      .cgid = cgid,
+			      .tid = tid,
+			      .tgid = tgid,
+			      .name = strdup(name) };
+	if (!v->name)
+		return -ENOMEM;
+	m->n++;
+	return 0;
+}
+
+static int cmp_member(const void *pa, const void *pb)
+{
+	const struct member *a = pa, *b = pb;
+
+	if (a->cookie != b->cookie)
+		return a->cookie < b->cookie ? -1 : 1;
+	if (!a->cgid != !b->cgid)
+		return a->cgid ? 1 : -1; /* tasks first */
+	if (a->cgid)
+		return strcmp(a->name, b->name);
+	return a->tid - b->tid;
+}
+
+/* Numeric entries of directory @dir, one by one. */
+static bool next_num(DIR *dir, pid_t *id)
+{
+	struct dirent *de;
+
+	while ((de = readdir(dir)))
+		if (!ctl_pid(de->d_name, id) && *id > 0)
+			return true;
 	return false;
 }
 
-/*
- * Map a PATH operand to a file system path: absolute and explicitly
- * relative paths are kept, others are taken relative to the cgroup root.
- */
-static bool cgroup_path(const char *arg, char *buf, size_t len)
+static void read_comm(pid_t tgid, pid_t tid, char *buf, size_t len)
 {
-	bool keep = arg[0] == '/' || !strcmp(arg, ".") || !strcmp(arg, "..") ||
-		    !strncmp(arg, "./", 2) || !strncmp(arg, "../", 3);
-	int n;
+	char path[64];
+	FILE *f;
 
-	if (keep)
-		n = snprintf(buf, len, "%s", arg);
-	else
-		n = snprintf(buf, len, "%s/%s", CS_CGROUP_ROOT, arg);
-	return n >= 0 && (size_t)n < len;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)tgid,
+		 (int)tid);
+	buf[0] = '\0';
+	f = fopen(path, "re");
+	if (f) {
+		if (!fgets(buf, (int)len, f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = '\0';
 }
 
-static int cmd_cgroup(int argc, char **argv)
+/* Every thread with a cookie; *@denied counts those we may not read. */
+static int list_tasks(struct members *m, unsigned int *denied)
 {
-	char path[PATH_MAX], err[512];
-	const char *sub, *arg;
-	struct cs_lib lib;
-	bool tag;
+	char path[64], comm[64];
+	DIR *procs, *tasks;
+	pid_t tgid, tid;
 	__u64 cookie;
-	int i, rc;
+	int err = 0;
 
-	i = parse_opts(argc, argv, false, &rc);
-	if (i < 0)
-		return rc;
-	if (i >= argc)
-		return usage_error("%s: missing 'tag' or 'untag'", "cgroup");
-	sub = argv[i];
-	if (strcmp(sub, "tag") && strcmp(sub, "untag"))
-		return usage_error(
-			"unknown cgroup command '%s' (use 'tag' or 'untag')",
-			sub);
-	tag = !strcmp(sub, "tag");
-	if (argc - i != 2)
-		return usage_error(argc - i < 2 ? "cgroup %s: missing PATH" :
-						  "cgroup %s: takes one PATH",
-				   sub);
-	arg = argv[i + 1];
-	if (!*arg) {
-		msg("cgroup %s: empty PATH; give a cgroup v2 directory such as %s/NAME",
-		    sub, CS_CGROUP_ROOT);
-		return EXIT_FAILURE;
+	procs = opendir("/proc");
+	if (!procs) {
+		msgx("cannot list /proc: %s; is procfs mounted?",
+		      strerror(errno));
+		return -errno;
 	}
-	if (!cgroup_path(arg, path, sizeof(path))) {
-		msg("cgroup %s %s: path too long", sub, arg);
-		return EXIT_FAILURE;
-	}
-
-	if (!open_lib(&lib, err, sizeof(err)))
-		return EXIT_FAILURE;
-	rc = tag ? cs_tag_cgroup(&lib, path, &cookie) :
-		   cs_untag_cgroup(&lib, path);
-	cs_lib_close(&lib);
-	if (rc) {
-		if (strcmp(arg, path))
-			msg("cgroup %s %s: %s", sub, arg, err);
-		else
-			msg("cgroup %s: %s", sub, err);
-		return EXIT_FAILURE;
-	}
-	if (tag)
-		printf("0x%016llx\n", (unsigned long long)cookie);
-	return EXIT_SUCCESS;
-}
-
-/*
- * Find @cmd the way execvp() will: 0 if it names an executable file, else
- * the -errno that execvp() would most likely fail with.
- */
-static int find_cmd(const char *cmd)
-{
-	const char *path = getenv("PATH"), *p, *end;
-	char buf[PATH_MAX];
-	int err = -ENOENT;
-	struct stat st;
-	size_t dlen;
-
-	if (!*cmd)
-		return -ENOENT;
-	if (strchr(cmd, '/')) {
-		if (stat(cmd, &st))
-			return -errno;
-		if (S_ISDIR(st.st_mode))
-			return -EISDIR;
-		return access(cmd, X_OK) ? -errno : 0;
-	}
-	if (!path)
-		path = "/bin:/usr/bin";
-	for (p = path;; p = end + 1) {
-		end = strchrnul(p, ':');
-		dlen = (size_t)(end - p);
-		if (snprintf(buf, sizeof(buf), "%.*s%s%s", (int)dlen, p,
-			     dlen ? "/" : "", cmd) < (int)sizeof(buf) &&
-		    !stat(buf, &st) && !S_ISDIR(st.st_mode)) {
-			if (!access(buf, X_OK))
-				return 0;
-			err = -EACCES; /* like execvp(): remember, go on */
+	while (next_num(procs, &tgid)) {
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)tgid);
+		tasks = opendir(path);
+		if (!tasks)
+			continue; /* exited */
+		while (next_num(tasks, &tid)) {
+			err = cs_get(tid, &cookie);
+			if (err == -ESRCH)
+				continue;
+			if (err) {
+				(*denied)++;
+				continue;
+			}
+			if (!cookie)
+				continue;
+			read_comm(tgid, tid, comm, sizeof(comm));
+			err = add_member(m, cookie, 0, tid, tgid, comm);
+			if (err)
+				break;
 		}
-		if (!*end)
-			return err;
+		closedir(tasks);
+		if (err == -ENOMEM)
+			break;
 	}
+	closedir(procs);
+	if (err == -ENOMEM)
+		msgx("out of memory");
+	return err == -ENOMEM ? err : 0;
 }
 
-/* Report that 'new' cannot run @cmd (positive errno @err); the exit code. */
-static int cmd_error(const char *cmd, int err)
+/* The path of cgroup @cgid, for output. */
+static void cgroup_name(__u64 cgid, char *buf, size_t len)
 {
-	if (err == ENOENT && !strchr(cmd, '/'))
-		msg("new: '%s': command not found in PATH; check its name or give its full path",
-		    cmd);
-	else if (err == ENOENT)
-		msg("new: '%s' not found (no such file); check the path", cmd);
-	else if (err == EACCES)
-		msg("new: cannot run '%s': permission denied; is it an executable file?",
-		    cmd);
-	else
-		msg("new: cannot run '%s': %s", cmd, strerror(err));
-	return err == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
+	char rel[PATH_MAX];
+
+	if (cs_cgroup_path(cgid, rel, sizeof(rel)))
+		snprintf(buf, len, "%s%s", CS_CGROUP_ROOT,
+			 strcmp(rel, "/") ? rel : "");
+	else /* removed, or outside our view of the cgroup tree */
+		snprintf(buf, len, "(cgroup id %llu)",
+			 (unsigned long long)cgid);
 }
 
-static int cmd_new(int argc, char **argv)
+static int add_cgroup(__u64 cgid, __u64 cookie, void *ctx)
 {
-	struct cs_lib lib;
-	char err[512];
-	__u64 cookie;
-	int i, rc;
+	char path[PATH_MAX + sizeof(CS_CGROUP_ROOT)];
 
-	i = parse_opts(argc, argv, true, &rc);
-	if (i < 0)
-		return rc;
-	if (i >= argc)
-		return usage_error(
-			"%s: no command given (new -- CMD [ARGS...])", "new");
-
-	if (!open_lib(&lib, err, sizeof(err)))
-		return EXIT_FAILURE;
-	/* Check CMD before tagging, so that the usual mistake changes nothing. */
-	rc = find_cmd(argv[i]);
-	if (rc) {
-		cs_lib_close(&lib);
-		return cmd_error(argv[i], -rc);
-	}
-	rc = cs_new_cookie_self(&lib, &cookie);
-	cs_lib_close(&lib);
-	if (rc) {
-		msg("new: %s", err);
-		return EXIT_FAILURE;
-	}
-
-	execvp(argv[i], &argv[i]);
-	/* Our tag goes away with us: the scheduler deletes it at exit. */
-	return cmd_error(argv[i], errno);
+	cgroup_name(cgid, path, sizeof(path));
+	return add_member(ctx, cookie, cgid, 0, 0, path);
 }
 
-static int cmd_get(int argc, char **argv)
+static void print_list(const struct members *m, bool json)
 {
-	char err[512], proc[64];
-	struct cs_lib lib;
-	struct stat st;
-	__u64 cookie;
-	pid_t pid;
-	long val;
-	char *end;
-	int i, rc;
+	size_t i, j, k, tasks;
 
-	i = parse_opts(argc, argv, false, &rc);
-	if (i < 0)
-		return rc;
-	if (argc - i > 1)
-		return usage_error("%s: takes at most one PID", "get");
-	if (argc - i == 1) {
-		errno = 0;
-		val = strtol(argv[i], &end, 10);
-		if (errno || end == argv[i] || *end || val <= 0 ||
-		    val > INT_MAX)
-			return usage_error(
-				"get: '%s' is not a PID (a positive number)",
-				argv[i]);
-		pid = (pid_t)val;
-		/* Name a missing PID before anything else can fail. */
-		snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
-		if (stat(proc, &st) && errno == ENOENT) {
-			msg("get: no process or thread with PID %d; check the PID (ps -eLf lists threads)",
-			    (int)pid);
+	if (json)
+		printf("{\"cookies\": [");
+	for (i = 0; i < m->n; i = j) {
+		for (j = i, tasks = 0; j < m->n && m->v[j].cookie == m->v[i].cookie;
+		     j++)
+			tasks += !m->v[j].cgid;
+		if (json) {
+			printf("%s\n  {\"cookie\": \"0x%llx\", \"tasks\": [",
+			       i ? "," : "", (unsigned long long)m->v[i].cookie);
+			for (k = i; k < i + tasks; k++) {
+				printf("%s{\"pid\": %d, \"tgid\": %d, \"comm\": ",
+				       k > i ? ", " : "", (int)m->v[k].tid,
+				       (int)m->v[k].tgid);
+				json_str(m->v[k].name);
+				putchar('}');
+			}
+			printf("], \"cgroups\": [");
+			for (k = i + tasks; k < j; k++) {
+				if (k > i + tasks)
+					printf(", ");
+				json_str(m->v[k].name);
+			}
+			printf("]}");
+			continue;
+		}
+		printf("cookie 0x%llx: %zu task%s, %zu cgroup%s\n",
+		       (unsigned long long)m->v[i].cookie, tasks,
+		       tasks == 1 ? "" : "s", j - i - tasks,
+		       j - i - tasks == 1 ? "" : "s");
+		for (k = i; k < j; k++) {
+			if (m->v[k].cgid)
+				printf("  cgroup %s\n", m->v[k].name);
+			else
+				printf("  pid %d tgid %d %s\n", (int)m->v[k].tid,
+				       (int)m->v[k].tgid, m->v[k].name);
+		}
+	}
+	if (json)
+		printf("%s]}\n", m->n ? "\n" : "");
+}
+
+static int cmd_list(const struct ctl_args *a)
+{
+	struct members m = { 0 };
+	struct cs_cgroups *h;
+	unsigned int denied = 0;
+	size_t i;
+	int err;
+
+	err = list_tasks(&m, &denied);
+	if (!err && cs_scheduler_running()) {
+		err = cs_cgroups_open(&h);
+		if (err) {
+			msgx("cgroup cookies not listed: %s", cs_errmsg());
+			err = 0;
+		} else {
+			err = cs_cgroup_foreach(h, add_cgroup, &m);
+			if (err)
+				msgx("%s", err == -ENOMEM ? "out of memory" :
+							     cs_errmsg());
+			cs_cgroups_close(h);
+		}
+	}
+	if (!err) {
+		qsort(m.v, m.n, sizeof(*m.v), cmp_member);
+		print_list(&m, a->json);
+		if (denied)
+			msgx("%u task%s not listed: no permission to read %s cookie; run as root to list all",
+			      denied, denied == 1 ? "" : "s",
+			      denied == 1 ? "its" : "their");
+	}
+	for (i = 0; i < m.n; i++)
+		free(m.v[i].name);
+	free(m.v);
+	return err ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* --- cgroup ------------------------------------------------------------- */
+
+static int cmd_cgroup(const struct ctl_args *a)
+{
+	char path[2][PATH_MAX], from_path[PATH_MAX + sizeof(CS_CGROUP_ROOT)];
+	__u64 cookie, from, own;
+	struct cs_cgroups *h;
+	int i, err;
+
+	for (i = 0; i < 2 && a->path[i]; i++) {
+		if (!ctl_cgroup_path(a->path[i], path[i], sizeof(path[i]))) {
+			msgx("cgroup path '%s' is too long", a->path[i]);
 			return EXIT_FAILURE;
 		}
-	} else {
-		pid = getpid();
 	}
+	err = cs_cgroups_open(&h);
+	if (err) {
+		msgx("%s", cs_errmsg());
+		return EXIT_FAILURE;
+	}
+	switch (a->cmd) {
+	case CTL_CGROUP_TAG:
+		err = cs_cgroup_tag(h, path[0], &cookie);
+		if (!err && a->verbose)
+			msgx("set cookie of cgroup %s to 0x%llx", path[0],
+			      (unsigned long long)cookie);
+		break;
+	case CTL_CGROUP_UNTAG:
+		err = cs_cgroup_untag(h, path[0]);
+		if (!err && a->verbose)
+			msgx("removed the cookie of cgroup %s", path[0]);
+		break;
+	case CTL_CGROUP_SHARE:
+		err = cs_cgroup_share(h, path[0], path[1], &cookie);
+		if (!err && a->verbose)
+			msgx("copied cookie 0x%llx from cgroup %s to cgroup %s",
+			      (unsigned long long)cookie, path[0], path[1]);
+		break;
+	default:
+		err = cs_cgroup_get(h, path[0], &cookie, &from);
+		if (err)
+			break;
+		from_path[0] = '\0';
+		if (from && (cs_cgroup_id(path[0], &own) || own != from))
+			cgroup_name(from, from_path, sizeof(from_path));
+		if (a->json) {
+			printf("{\"cgroup\": ");
+			json_str(path[0]);
+			printf(", \"cookie\": \"0x%llx\", \"inherited_from\": ",
+			       (unsigned long long)cookie);
+			if (*from_path)
+				json_str(from_path);
+			else
+				printf("null");
+			printf("}\n");
+		} else {
+			printf("cookie of cgroup %s is 0x%llx", path[0],
+			       (unsigned long long)cookie);
+			if (*from_path)
+				printf(" (inherited from %s)", from_path);
+			putchar('\n');
+		}
+	}
+	if (err)
+		msgx("%s", cs_errmsg());
+	cs_cgroups_close(h);
+	return err ? EXIT_FAILURE : EXIT_SUCCESS;
+}
 
-	if (!open_lib(&lib, err, sizeof(err)))
-		return EXIT_FAILURE;
-	rc = cs_get_cookie(&lib, pid, &cookie);
-	cs_lib_close(&lib);
-	if (rc) {
-		msg("get %d: %s", (int)pid, err);
-		return EXIT_FAILURE;
-	}
-	printf("0x%016llx\n", (unsigned long long)cookie);
-	return EXIT_SUCCESS;
+static bool uses_prctl(enum ctl_cmd cmd)
+{
+	return cmd <= CTL_LIST;
 }
 
 int main(int argc, char **argv)
 {
-	static const struct {
-		const char *name;
-		int (*fn)(int argc, char **argv);
-	} cmds[] = {
-		{ "cgroup", cmd_cgroup },
-		{ "new", cmd_new },
-		{ "get", cmd_get },
-	};
-	unsigned int k;
-	int i, rc;
+	struct ctl_args a;
+	char msg[512];
+	int rc, err;
 
-	i = parse_opts(argc, argv, true, &rc);
-	if (i < 0)
-		return rc;
-	if (i >= argc)
-		return usage_error("%s", "no command given");
-	for (k = 0; k < sizeof(cmds) / sizeof(cmds[0]); k++) {
-		if (!strcmp(argv[i], cmds[k].name)) {
-			/* The command sees its name as argv[0]. */
-			rc = cmds[k].fn(argc - i, argv + i);
-			if (fflush(stdout) || ferror(stdout)) {
-				msg("cannot write output: %s", strerror(errno));
-				return EXIT_FAILURE;
-			}
-			return rc;
+	prog = program_invocation_short_name;
+	switch (ctl_parse(argc, argv, &a, msg, sizeof(msg))) {
+	case CTL_PARSE_OK:
+		break;
+	case CTL_PARSE_HELP:
+		usage();
+		return fflush(stdout) ? EXIT_FAILURE : EXIT_SUCCESS;
+	case CTL_PARSE_VERSION:
+		printf("%s from scx_coresched %s\n", prog, CS_VERSION);
+		return fflush(stdout) ? EXIT_FAILURE : EXIT_SUCCESS;
+	case CTL_PARSE_USAGE:
+		if (*msg)
+			msgx("%s", msg);
+		fprintf(stderr, "Try '%s --help' for more information.\n",
+			prog);
+		return EXIT_FAILURE;
+	case CTL_PARSE_ERROR:
+		msgx("%s", msg);
+		return EXIT_FAILURE;
+	}
+
+	/* As util-linux: the source defaults to this process. */
+	if (a.cmd != CTL_NEW && !a.src)
+		a.src = getpid();
+
+	if (uses_prctl(a.cmd)) {
+		err = cs_supported();
+		if (err == -EINVAL || err == -ENODEV) {
+			msgx("Core scheduling is not supported on this system. Either SMT is unavailable or your kernel does not support CONFIG_SCHED_CORE.");
+			return EXIT_FAILURE;
 		}
 	}
-	return usage_error("unknown command '%s'", argv[i]);
+
+	switch (a.cmd) {
+	case CTL_GET:
+		rc = cmd_get(&a);
+		break;
+	case CTL_NEW:
+		rc = a.exec_index ? cmd_exec(&a, argv) : cmd_new(&a);
+		break;
+	case CTL_COPY:
+		rc = a.exec_index ? cmd_exec(&a, argv) : cmd_copy(&a);
+		break;
+	case CTL_CLEAR:
+		rc = cmd_clear(&a);
+		break;
+	case CTL_LIST:
+		rc = cmd_list(&a);
+		break;
+	default:
+		rc = cmd_cgroup(&a);
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		msgx("write error: %s", strerror(errno));
+		return EXIT_FAILURE;
+	}
+	return rc;
 }

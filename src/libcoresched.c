@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libcoresched: give tasks and cgroups core scheduling cookies by writing
- * the tag maps of scx_coresched. See libcoresched.h.
+ * libcoresched: task cookies through prctl(PR_SCHED_CORE), cgroup cookies
+ * through scx_coresched's pinned tag maps. See libcoresched.h.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
-#include <sched.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -19,77 +21,444 @@
 #include "cs_common.h"
 #include "libcoresched.h"
 
-#define MAP_TASK "cs_task_tag"
-#define MAP_CGRP "cs_cgrp_tag"
-#define MAP_CTL "cs_ctl"
+#ifndef PR_SCHED_CORE
+#define PR_SCHED_CORE 62
+#define PR_SCHED_CORE_GET 0
+#define PR_SCHED_CORE_CREATE 1
+#define PR_SCHED_CORE_SHARE_TO 2
+#define PR_SCHED_CORE_SHARE_FROM 3
+#endif
 
-#define PF_KTHREAD 0x00200000 /* linux/sched.h, not in the UAPI */
+#ifndef CS_MAP_CGRP
+#define CS_MAP_CGRP "cs_cgrp_tag"
+#endif
+#ifndef CS_MAP_CTL
+#define CS_MAP_CTL "cs_ctl"
+#endif
 
-/* Format a message into the handle's buffer and return -@err. */
-__attribute__((format(printf, 4, 5))) static int
-fail(char *buf, size_t len, int err, const char *fmt, ...)
+static __thread char errmsg[768];
+
+/* Set this thread's message and return -@err. */
+__attribute__((format(printf, 2, 3))) static int fail(int err, const char *fmt,
+						      ...)
 {
 	va_list ap;
 
-	if (buf && len) {
-		va_start(ap, fmt);
-		vsnprintf(buf, len, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	vsnprintf(errmsg, sizeof(errmsg), fmt, ap);
+	va_end(ap);
 	return -err;
 }
 
-#define lib_fail(l, e, ...) fail((l)->err, (l)->errlen, e, __VA_ARGS__)
-
-/* The message for a failed bpf() call on map @map; @err is positive. */
-static int map_fail(struct cs_lib *lib, int err, const char *what,
-		    const char *map)
+const char *cs_errmsg(void)
 {
-	if (err == EPERM || err == EACCES)
-		return lib_fail(lib, err,
-				"permission denied %s %s/%s; run as root", what,
-				CS_PIN_DIR, map);
-	return lib_fail(lib, err, "%s %s/%s failed: %s", what, CS_PIN_DIR, map,
-			strerror(err));
+	return errmsg;
 }
 
-/* Fail unless the kernel has sched_ext and scx_coresched is the loaded scheduler. */
-static int check_scheduler(struct cs_lib *lib)
+/* --- Task cookies: prctl(PR_SCHED_CORE) --------------------------------- */
+
+static int sched_core(int cmd, pid_t pid, int scope, __u64 *cookie)
+{
+	if (prctl(PR_SCHED_CORE, (unsigned long)cmd, (unsigned long)pid,
+		  (unsigned long)scope, (unsigned long)cookie))
+		return -errno;
+	return 0;
+}
+
+static const char *scope_what(int scope)
+{
+	switch (scope) {
+	case CS_SCOPE_THREAD_GROUP:
+		return "the threads of the process of ";
+	case CS_SCOPE_PROCESS_GROUP:
+		return "the tasks of the process group of ";
+	default:
+		return "";
+	}
+}
+
+/*
+ * The message for a failed PR_SCHED_CORE call: @what ("reading the cookie
+ * of") is followed by the target.
+ */
+static int task_fail(int err, const char *what, pid_t pid, int scope)
+{
+	char target[96];
+
+	if (pid)
+		snprintf(target, sizeof(target), "%sPID %d", scope_what(scope),
+			 (int)pid);
+	else
+		snprintf(target, sizeof(target), "%sthe calling thread",
+			 scope_what(scope));
+
+	switch (err) {
+	case ESRCH:
+		return fail(err,
+			    "%s %s: no such process or thread; check the PID (ps -eLf lists threads)",
+			    what, target);
+	case EPERM:
+		return fail(err,
+			    "%s %s: permission denied; a cookie may only be read or changed by a user who may ptrace %s (the same user, or root with CAP_SYS_PTRACE); nothing was changed",
+			    what, target,
+			    scope == CS_SCOPE_THREAD ? "the task" :
+						      "every task in the group");
+	case ENODEV:
+		return fail(err,
+			    "%s %s: core scheduling needs SMT, and this system has none (or it is off: see /sys/devices/system/cpu/smt/control)",
+			    what, target);
+	case EINVAL:
+		if (scope < CS_SCOPE_THREAD || scope > CS_SCOPE_PROCESS_GROUP)
+			return fail(err,
+				    "%s %s: invalid scope %d; use thread (0), thread group (1) or process group (2)",
+				    what, target, scope);
+		return fail(err,
+			    "%s %s: core scheduling is not available: boot a kernel with CONFIG_SCHED_CORE=y, or start scx_coresched",
+			    what, target);
+	case ENOMEM:
+		return fail(err, "%s %s: out of memory", what, target);
+	default:
+		return fail(err, "%s %s: %s", what, target, strerror(err));
+	}
+}
+
+int cs_supported(void)
+{
+	__u64 cookie = 0;
+	int err = sched_core(PR_SCHED_CORE_GET, 0, CS_SCOPE_THREAD, &cookie);
+
+	if (err)
+		return task_fail(-err, "checking core scheduling on", 0,
+				 CS_SCOPE_THREAD);
+	return 0;
+}
+
+static bool scope_ok(int scope)
+{
+	return scope >= CS_SCOPE_THREAD && scope <= CS_SCOPE_PROCESS_GROUP;
+}
+
+int cs_get(pid_t pid, __u64 *cookie)
+{
+	__u64 c = 0;
+	int err;
+
+	err = sched_core(PR_SCHED_CORE_GET, pid, CS_SCOPE_THREAD, &c);
+	if (err)
+		return task_fail(-err, "reading the cookie of", pid,
+				 CS_SCOPE_THREAD);
+	*cookie = c;
+	return 0;
+}
+
+int cs_create(pid_t pid, enum cs_scope scope)
+{
+	int err;
+
+	if (!scope_ok(scope))
+		return task_fail(EINVAL, "creating a cookie for", pid, scope);
+	err = sched_core(PR_SCHED_CORE_CREATE, pid, scope, NULL);
+	return err ? task_fail(-err, "creating a cookie for", pid, scope) : 0;
+}
+
+int cs_share_to(pid_t pid, enum cs_scope scope)
+{
+	int err;
+
+	if (!scope_ok(scope))
+		return task_fail(EINVAL, "sharing the cookie with", pid, scope);
+	err = sched_core(PR_SCHED_CORE_SHARE_TO, pid, scope, NULL);
+	return err ? task_fail(-err, "sharing the cookie with", pid, scope) :
+		     0;
+}
+
+int cs_share_from(pid_t pid)
+{
+	int err = sched_core(PR_SCHED_CORE_SHARE_FROM, pid, CS_SCOPE_THREAD,
+			     NULL);
+
+	return err ? task_fail(-err, "taking the cookie of", pid,
+			       CS_SCOPE_THREAD) :
+		     0;
+}
+
+/* cs_clear() from a thread with a cookie: a helper thread does the work. */
+struct clear_job {
+	pid_t pid;
+	int scope;
+	int err; /* result, -errno */
+	char msg[sizeof(errmsg)];
+};
+
+/* Read "/proc/PATH" entries as numbers; false at the end. */
+static bool next_id(DIR *dir, pid_t *id)
+{
+	struct dirent *de;
+	char *end;
+	long v;
+
+	while ((de = readdir(dir))) {
+		v = strtol(de->d_name, &end, 10);
+		if (*end || end == de->d_name || v <= 0 || v > INT_MAX)
+			continue;
+		*id = (pid_t)v;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Take cookie 0 from the first task without a cookie that this thread may
+ * trace: 0, or -ENOENT if there is none.
+ */
+static int take_zero_cookie(void)
+{
+	char path[64];
+	DIR *procs, *tasks;
+	pid_t pid, tid;
+	__u64 c;
+	int ret = -ENOENT;
+
+	procs = opendir("/proc");
+	if (!procs)
+		return -errno;
+	while (ret && next_id(procs, &pid)) {
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+		tasks = opendir(path);
+		if (!tasks)
+			continue;
+		while (ret && next_id(tasks, &tid)) {
+			if (sched_core(PR_SCHED_CORE_GET, tid, 0, &c) || c)
+				continue;
+			/* It may have changed since: check what we got. */
+			if (!sched_core(PR_SCHED_CORE_SHARE_FROM, tid, 0,
+					NULL) &&
+			    !sched_core(PR_SCHED_CORE_GET, 0, 0, &c) && !c)
+				ret = 0;
+		}
+		closedir(tasks);
+	}
+	closedir(procs);
+	return ret;
+}
+
+static void *clear_thread(void *arg)
+{
+	struct clear_job *job = arg;
+	int err;
+
+	err = take_zero_cookie();
+	if (err == -ENOENT) {
+		job->err = fail(
+			ENOENT,
+			"clearing the cookie of %sPID %d: the caller has a cookie and may trace no task without one to take cookie 0 from; run this from a context without a cookie, or as root",
+			scope_what(job->scope), (int)job->pid);
+	} else if (err) {
+		job->err = fail(-err,
+				"clearing the cookie of %sPID %d: cannot list /proc: %s",
+				scope_what(job->scope), (int)job->pid,
+				strerror(-err));
+	} else {
+		err = sched_core(PR_SCHED_CORE_SHARE_TO, job->pid, job->scope,
+				 NULL);
+		job->err = err ? task_fail(-err, "clearing the cookie of",
+					   job->pid, job->scope) :
+				 0;
+	}
+	if (job->err)
+		snprintf(job->msg, sizeof(job->msg), "%s", errmsg);
+	return NULL;
+}
+
+int cs_clear(pid_t pid, enum cs_scope scope)
+{
+	struct clear_job job = { .scope = scope };
+	pthread_t thread;
+	__u64 own;
+	int err;
+
+	if (!scope_ok(scope))
+		return task_fail(EINVAL, "clearing the cookie of", pid, scope);
+	err = sched_core(PR_SCHED_CORE_GET, 0, 0, &own);
+	if (err)
+		return task_fail(-err, "clearing the cookie of", pid, scope);
+	if (!own) {
+		err = sched_core(PR_SCHED_CORE_SHARE_TO, pid, scope, NULL);
+		return err ? task_fail(-err, "clearing the cookie of", pid,
+				       scope) :
+			     0;
+	}
+	/* PID 0 would name the helper: name the caller instead. */
+	job.pid = pid ? pid : gettid();
+	err = pthread_create(&thread, NULL, clear_thread, &job);
+	if (err)
+		return fail(err,
+			    "clearing the cookie of %sPID %d: cannot start a helper thread: %s",
+			    scope_what(scope), (int)job.pid, strerror(err));
+	pthread_join(thread, NULL);
+	if (job.err)
+		snprintf(errmsg, sizeof(errmsg), "%s", job.msg);
+	return job.err;
+}
+
+/* --- Pidfd variants ----------------------------------------------------- */
+
+/* The PID that @pidfd refers to, from /proc/self/fdinfo. */
+static int pidfd_pid(int pidfd, pid_t *pid)
+{
+	char path[64], line[128];
+	bool found = false;
+	FILE *f;
+	int v = 0;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	f = fopen(path, "re");
+	if (!f) {
+		if (errno == ENOENT)
+			return fail(EBADF,
+				    "file descriptor %d is not open; give a pidfd from pidfd_open()",
+				    pidfd);
+		return fail(errno, "cannot read %s: %s", path,
+			    strerror(errno));
+	}
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "Pid: %d", &v) == 1;
+	fclose(f);
+	if (!found)
+		return fail(EBADF,
+			    "file descriptor %d is not a pidfd; get one with pidfd_open()",
+			    pidfd);
+	if (v < 0)
+		return fail(ESRCH,
+			    "the process of pidfd %d has exited (and was reaped)",
+			    pidfd);
+	if (v == 0)
+		return fail(ESRCH,
+			    "the process of pidfd %d is not in this PID namespace; call from its namespace or an ancestor",
+			    pidfd);
+	*pid = v;
+	return 0;
+}
+
+/* After a call on @pid: does @pidfd still refer to it? */
+static int pidfd_recheck(int pidfd, pid_t pid)
+{
+	pid_t now = 0;
+	int err = pidfd_pid(pidfd, &now);
+
+	if (!err && now == pid)
+		return 0;
+	return fail(ESRCH,
+		    "the process of pidfd %d (PID %d) exited during the call; if PID %d was reused meanwhile, the change may have reached the new task",
+		    pidfd, (int)pid, (int)pid);
+}
+
+int cs_get_pidfd(int pidfd, __u64 *cookie)
+{
+	pid_t pid;
+	__u64 c;
+	int err;
+
+	err = pidfd_pid(pidfd, &pid);
+	if (!err)
+		err = cs_get(pid, &c);
+	if (!err)
+		err = pidfd_recheck(pidfd, pid);
+	if (!err)
+		*cookie = c;
+	return err;
+}
+
+int cs_create_pidfd(int pidfd, enum cs_scope scope)
+{
+	pid_t pid;
+	int err;
+
+	err = pidfd_pid(pidfd, &pid);
+	if (!err)
+		err = cs_create(pid, scope);
+	return err ? err : pidfd_recheck(pidfd, pid);
+}
+
+int cs_share_to_pidfd(int pidfd, enum cs_scope scope)
+{
+	pid_t pid;
+	int err;
+
+	err = pidfd_pid(pidfd, &pid);
+	if (!err)
+		err = cs_share_to(pid, scope);
+	return err ? err : pidfd_recheck(pidfd, pid);
+}
+
+int cs_share_from_pidfd(int pidfd)
+{
+	pid_t pid;
+	int err;
+
+	err = pidfd_pid(pidfd, &pid);
+	if (!err)
+		err = cs_share_from(pid);
+	return err ? err : pidfd_recheck(pidfd, pid);
+}
+
+int cs_clear_pidfd(int pidfd, enum cs_scope scope)
+{
+	pid_t pid;
+	int err;
+
+	err = pidfd_pid(pidfd, &pid);
+	if (!err)
+		err = cs_clear(pid, scope);
+	return err ? err : pidfd_recheck(pidfd, pid);
+}
+
+/* --- Cgroup cookies: scx_coresched's tag maps --------------------------- */
+
+struct cs_cgroups {
+	int cgrp_fd; /* CS_MAP_CGRP: cgroup id -> struct cs_tag */
+	int ctl_fd; /* CS_MAP_CTL: tag generation */
+};
+
+/* The message for a failed bpf() call on map @map; @err is positive. */
+static int map_fail(int err, const char *what, const char *map)
+{
+	if (err == EPERM || err == EACCES)
+		return fail(err, "permission denied %s %s/%s; run as root",
+			    what, CS_PIN_DIR, map);
+	return fail(err, "%s %s/%s failed: %s", what, CS_PIN_DIR, map,
+		    strerror(err));
+}
+
+/* Fail unless scx_coresched is the running sched_ext scheduler. */
+static int check_scheduler(void)
 {
 	char state[32], ops[64];
 	struct stat st;
 
 	if (stat(CS_SCX_SYSFS, &st))
-		return lib_fail(
-			lib, EOPNOTSUPP,
-			"this kernel has no sched_ext (%s is missing); boot a kernel built with CONFIG_SCHED_CLASS_EXT=y (Linux 6.12 or later) and start scx_coresched",
-			CS_SCX_SYSFS);
+		return fail(EOPNOTSUPP,
+			    "this kernel has no sched_ext (%s is missing), so cgroup cookies cannot work; boot a kernel with CONFIG_SCHED_CLASS_EXT=y (Linux 6.12 or later) and start scx_coresched",
+			    CS_SCX_SYSFS);
 	if (cs_scheduler_running())
 		return 0;
 	if (!cs_scx_state(state, sizeof(state)))
-		return lib_fail(lib, EIO,
-				"cannot read %s/state: %s; is sysfs mounted?",
-				CS_SCX_SYSFS, strerror(errno));
+		return fail(EIO, "cannot read %s/state: %s; is sysfs mounted?",
+			    CS_SCX_SYSFS, strerror(errno));
 	if (!strcmp(state, "enabling"))
-		return lib_fail(
-			lib, EAGAIN,
-			"scx_coresched is not running yet (sched_ext state: enabling); retry in a moment");
+		return fail(EAGAIN,
+			    "scx_coresched is not running yet (sched_ext state: enabling); retry in a moment");
 	if (!strcmp(state, "enabled") && cs_scx_ops(ops, sizeof(ops)))
-		return lib_fail(
-			lib, ESRCH,
-			"scx_coresched is not running: the loaded sched_ext scheduler is '%s'; stop it, then start scx_coresched",
-			ops);
-	return lib_fail(
-		lib, ESRCH,
-		"scx_coresched is not running (sched_ext state: %s); start it first (scx_coresched &) and retry",
-		state);
+		return fail(ESRCH,
+			    "scx_coresched is not running: the loaded sched_ext scheduler is '%s'; stop it, then start scx_coresched (cgroup cookies work only under scx_coresched)",
+			    ops);
+	return fail(ESRCH,
+		    "scx_coresched is not running (sched_ext state: %s); cgroup cookies work only under it: start it first (scx_coresched &) and retry",
+		    state);
 }
 
-/*
- * Open pinned map @name and check that its layout is the one this library
- * was built for: the kernel copies value_size bytes into our buffers.
- */
-static int open_map(struct cs_lib *lib, const char *name, __u32 key_size,
+/* Open pinned map @name and check its layout against this build. */
+static int open_map(const char *name, __u32 key_size, __u32 value_size,
 		    bool array, int *fdp)
 {
 	struct bpf_map_info info;
@@ -99,18 +468,17 @@ static int open_map(struct cs_lib *lib, const char *name, __u32 key_size,
 
 	fd = cs_open_pinned_map(name);
 	if (fd == -ENOENT)
-		return lib_fail(
-			lib, ENOENT,
-			"scx_coresched is running but %s/%s is missing; coreschedctl and scx_coresched seem to be from different versions, rebuild and restart both",
-			CS_PIN_DIR, name);
+		return fail(ENOENT,
+			    "scx_coresched is running but %s/%s is missing; coreschedctl and scx_coresched seem to be from different versions, rebuild and restart both",
+			    CS_PIN_DIR, name);
 	if (fd < 0)
-		return map_fail(lib, -fd, "opening", name);
+		return map_fail(-fd, "opening", name);
 
 	memset(&info, 0, sizeof(info));
 	err = bpf_map_get_info_by_fd(fd, &info, &len);
 	if (err) {
 		close(fd);
-		return map_fail(lib, -err, "inspecting", name);
+		return map_fail(-err, "inspecting", name);
 	}
 	if (array)
 		type_ok = info.type == BPF_MAP_TYPE_ARRAY &&
@@ -119,385 +487,272 @@ static int open_map(struct cs_lib *lib, const char *name, __u32 key_size,
 		type_ok = info.type == BPF_MAP_TYPE_HASH ||
 			  info.type == BPF_MAP_TYPE_LRU_HASH;
 	if (!type_ok || info.key_size != key_size ||
-	    info.value_size != sizeof(struct cs_tag)) {
+	    info.value_size != value_size) {
 		close(fd);
-		return lib_fail(
-			lib, EPROTO,
-			"%s/%s has an unexpected layout (map type %u, key %u bytes, value %u bytes); coreschedctl and scx_coresched seem to be from different versions, rebuild and restart both",
-			CS_PIN_DIR, name, info.type, info.key_size,
-			info.value_size);
+		return fail(EPROTO,
+			    "%s/%s has an unexpected layout (map type %u, key %u bytes, value %u bytes); coreschedctl and scx_coresched seem to be from different versions, rebuild and restart both",
+			    CS_PIN_DIR, name, info.type, info.key_size,
+			    info.value_size);
 	}
 	*fdp = fd;
 	return 0;
 }
 
-int cs_lib_open(struct cs_lib *lib, char *err, size_t errlen)
+int cs_cgroups_open(struct cs_cgroups **out)
 {
+	struct cs_cgroups *h;
 	struct stat st;
-	int ret;
+	int err;
 
-	_Static_assert(sizeof(struct cs_ctl) == sizeof(struct cs_tag),
-		       "open_map() checks both value sizes against cs_tag");
-
-	lib->backend = CS_BACKEND_NONE;
-	lib->task_fd = lib->cgrp_fd = lib->ctl_fd = -1;
-	lib->err = err;
-	lib->errlen = errlen;
-
-	ret = check_scheduler(lib);
-	if (ret)
-		return ret;
+	err = check_scheduler();
+	if (err)
+		return err;
 	if (stat(CS_PIN_DIR, &st)) {
 		if (errno == EACCES)
-			return lib_fail(
-				lib, EACCES,
-				"permission denied looking up %s; run as root",
-				CS_PIN_DIR);
-		return lib_fail(
-			lib, errno,
-			"scx_coresched is running but its tag maps are not pinned in %s (%s); is bpffs mounted at /sys/fs/bpf? (mount -t bpf bpf /sys/fs/bpf, then restart scx_coresched)",
-			CS_PIN_DIR, strerror(errno));
+			return fail(EACCES,
+				    "permission denied looking up %s; run as root",
+				    CS_PIN_DIR);
+		return fail(errno,
+			    "scx_coresched is running but its tag maps are not pinned in %s (%s); is bpffs mounted at /sys/fs/bpf? (mount -t bpf bpf /sys/fs/bpf, then restart scx_coresched)",
+			    CS_PIN_DIR, strerror(errno));
 	}
-
-	ret = open_map(lib, MAP_TASK, sizeof(__u32), false, &lib->task_fd);
-	if (!ret)
-		ret = open_map(lib, MAP_CGRP, sizeof(__u64), false,
-			       &lib->cgrp_fd);
-	if (!ret)
-		ret = open_map(lib, MAP_CTL, sizeof(__u32), true, &lib->ctl_fd);
-	if (ret) {
-		lib->backend = CS_BACKEND_SCX; /* let close() see the fds */
-		cs_lib_close(lib);
-		return ret;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return fail(ENOMEM, "out of memory");
+	h->cgrp_fd = h->ctl_fd = -1;
+	err = open_map(CS_MAP_CGRP, sizeof(__u64), sizeof(struct cs_tag), false,
+		       &h->cgrp_fd);
+	if (!err)
+		err = open_map(CS_MAP_CTL, sizeof(__u32), sizeof(struct cs_ctl),
+			       true, &h->ctl_fd);
+	if (err) {
+		cs_cgroups_close(h);
+		return err;
 	}
-	lib->backend = CS_BACKEND_SCX;
+	*out = h;
 	return 0;
 }
 
-void cs_lib_close(struct cs_lib *lib)
+void cs_cgroups_close(struct cs_cgroups *h)
 {
-	if (lib->backend != CS_BACKEND_SCX)
+	if (!h)
 		return;
-	if (lib->task_fd >= 0)
-		close(lib->task_fd);
-	if (lib->cgrp_fd >= 0)
-		close(lib->cgrp_fd);
-	if (lib->ctl_fd >= 0)
-		close(lib->ctl_fd);
-	lib->task_fd = lib->cgrp_fd = lib->ctl_fd = -1;
-	lib->backend = CS_BACKEND_NONE;
-}
-
-static int check_open(struct cs_lib *lib)
-{
-	if (lib->backend != CS_BACKEND_SCX)
-		return lib_fail(
-			lib, EBADF,
-			"libcoresched handle is not open; call cs_lib_open() first");
-	return 0;
+	if (h->cgrp_fd >= 0)
+		close(h->cgrp_fd);
+	if (h->ctl_fd >= 0)
+		close(h->ctl_fd);
+	free(h);
 }
 
 /* Resolve cgroup v2 directory @path to its id, with a message on error. */
-static int cgroup_id(struct cs_lib *lib, const char *path, __u64 *id)
+static int cgroup_id(const char *path, __u64 *id)
 {
 	int err;
 
-	if (!*path)
-		return lib_fail(
-			lib, EINVAL,
-			"empty cgroup path; give a cgroup v2 directory such as %s/NAME",
-			CS_CGROUP_ROOT);
+	if (!path || !*path)
+		return fail(EINVAL,
+			    "empty cgroup path; give a cgroup v2 directory such as %s/NAME",
+			    CS_CGROUP_ROOT);
 	err = cs_cgroup_id(path, id);
 	switch (err) {
 	case 0:
 		return 0;
 	case -ENOENT:
-		return lib_fail(
-			lib, ENOENT,
-			"%s does not exist; give an existing cgroup v2 directory (create a cgroup with mkdir under %s)",
-			path, CS_CGROUP_ROOT);
+		return fail(ENOENT,
+			    "%s does not exist; give an existing cgroup v2 directory (create a cgroup with mkdir under %s)",
+			    path, CS_CGROUP_ROOT);
 	case -ENOTDIR:
-		return lib_fail(
-			lib, ENOTDIR,
-			"%s is not a directory; give a cgroup v2 directory such as %s/NAME",
-			path, CS_CGROUP_ROOT);
+		return fail(ENOTDIR,
+			    "%s is not a directory; give a cgroup v2 directory such as %s/NAME",
+			    path, CS_CGROUP_ROOT);
 	case -EMEDIUMTYPE:
-		return lib_fail(
-			lib, EMEDIUMTYPE,
-			"%s is not a cgroup: it is not on a cgroup v2 file system; give a directory under %s",
-			path, CS_CGROUP_ROOT);
+		return fail(EMEDIUMTYPE,
+			    "%s is not a cgroup: it is not on a cgroup v2 file system; give a directory under %s",
+			    path, CS_CGROUP_ROOT);
 	case -EACCES:
-		return lib_fail(lib, EACCES,
-				"permission denied looking up %s; run as root",
-				path);
+		return fail(EACCES,
+			    "permission denied looking up %s; run as root",
+			    path);
 	default:
-		return lib_fail(lib, -err, "cannot look up cgroup %s: %s", path,
-				strerror(-err));
+		return fail(-err, "cannot look up cgroup %s: %s", path,
+			    strerror(-err));
 	}
 }
 
+static int check_handle(struct cs_cgroups *h)
+{
+	if (!h)
+		return fail(EBADF,
+			    "no cgroup handle; call cs_cgroups_open() first");
+	return 0;
+}
+
 /*
- * Set (@tag non-NULL) or delete the entry @key of tag map @fd, then bump
- * the tag generation. If the bump fails, put the old entry back, so that a
- * failed call leaves the maps as they were. *@had_old tells whether there
- * was an entry before (for untag).
+ * Set (@tag non-NULL) or delete the entry of cgroup @cgid, then bump the
+ * tag generation; if the bump fails, put the old entry back, so that a
+ * failed call changes nothing. *@had_old: whether there was an entry.
  */
-static int set_tag(struct cs_lib *lib, int fd, const char *map, const void *key,
-		   const struct cs_tag *tag, bool *had_old)
+static int set_tag(struct cs_cgroups *h, __u64 cgid, const struct cs_tag *tag,
+		   bool *had_old)
 {
 	struct cs_tag old;
 	int err;
 
-	err = bpf_map_lookup_elem(fd, key, &old);
+	err = bpf_map_lookup_elem(h->cgrp_fd, &cgid, &old);
 	if (err && err != -ENOENT)
-		return map_fail(lib, -err, "reading", map);
+		return map_fail(-err, "reading", CS_MAP_CGRP);
 	*had_old = !err;
 
 	if (tag)
-		err = bpf_map_update_elem(fd, key, tag, BPF_ANY);
+		err = bpf_map_update_elem(h->cgrp_fd, &cgid, tag, BPF_ANY);
 	else if (*had_old)
-		err = bpf_map_delete_elem(fd, key);
+		err = bpf_map_delete_elem(h->cgrp_fd, &cgid);
 	else
 		return 0; /* nothing to delete, nothing to announce */
 	if (err == -E2BIG)
-		return lib_fail(
-			lib, E2BIG,
-			"%s/%s is full (%d entries); remove tags that are no longer needed and retry",
-			CS_PIN_DIR, map,
-			fd == lib->task_fd ? CS_MAX_TASK_TAGS :
-					     CS_MAX_CGRP_TAGS);
+		return fail(E2BIG,
+			    "%s/%s is full (%d cgroups tagged); untag cgroups that no longer need a cookie and retry",
+			    CS_PIN_DIR, CS_MAP_CGRP, CS_MAX_CGRP_TAGS);
 	if (err)
-		return map_fail(lib, -err, "writing", map);
+		return map_fail(-err, "writing", CS_MAP_CGRP);
 
-	err = cs_bump_tag_gen(lib->ctl_fd);
+	err = cs_bump_tag_gen(h->ctl_fd);
 	if (err) {
 		if (*had_old)
-			bpf_map_update_elem(fd, key, &old, BPF_ANY);
+			bpf_map_update_elem(h->cgrp_fd, &cgid, &old, BPF_ANY);
 		else
-			bpf_map_delete_elem(fd, key);
-		return lib_fail(
-			lib, -err,
-			"cannot bump the tag generation in %s/%s (%s), so tools watching the tags would miss the change; the change was undone, check that scx_coresched is healthy and retry",
-			CS_PIN_DIR, MAP_CTL, strerror(-err));
+			bpf_map_delete_elem(h->cgrp_fd, &cgid);
+		return fail(-err,
+			    "cannot bump the tag generation in %s/%s (%s); the change was undone, check that scx_coresched is healthy and retry",
+			    CS_PIN_DIR, CS_MAP_CTL, strerror(-err));
 	}
 	return 0;
 }
 
-int cs_tag_cgroup(struct cs_lib *lib, const char *path, __u64 *cookie)
+int cs_cgroup_tag(struct cs_cgroups *h, const char *path, __u64 *cookie)
 {
 	struct cs_tag tag;
 	bool had_old;
 	__u64 cgid;
 	int err;
 
-	err = check_open(lib);
+	err = check_handle(h);
 	if (!err)
-		err = cgroup_id(lib, path, &cgid);
+		err = cgroup_id(path, &cgid);
 	if (err)
 		return err;
-
 	tag.cookie = CS_COOKIE_CGROUP | cgid;
-	err = set_tag(lib, lib->cgrp_fd, MAP_CGRP, &cgid, &tag, &had_old);
-	if (err)
-		return err;
-	*cookie = tag.cookie;
-	return 0;
+	err = set_tag(h, cgid, &tag, &had_old);
+	if (!err && cookie)
+		*cookie = tag.cookie;
+	return err;
 }
 
-int cs_untag_cgroup(struct cs_lib *lib, const char *path)
+int cs_cgroup_untag(struct cs_cgroups *h, const char *path)
 {
 	bool had_old;
 	__u64 cgid;
 	int err;
 
-	err = check_open(lib);
+	err = check_handle(h);
 	if (!err)
-		err = cgroup_id(lib, path, &cgid);
+		err = cgroup_id(path, &cgid);
 	if (!err)
-		err = set_tag(lib, lib->cgrp_fd, MAP_CGRP, &cgid, NULL,
-			      &had_old);
+		err = set_tag(h, cgid, NULL, &had_old);
 	if (err)
 		return err;
 	if (!had_old)
-		return lib_fail(lib, ENOENT,
-				"cgroup %s is not tagged; nothing to untag",
-				path);
+		return fail(ENODATA, "cgroup %s is not tagged; nothing to untag",
+			    path);
 	return 0;
 }
 
-int cs_new_cookie_self(struct cs_lib *lib, __u64 *cookie)
+int cs_cgroup_get(struct cs_cgroups *h, const char *path, __u64 *cookie,
+		  __u64 *from_id)
 {
-	__u32 tid = (__u32)gettid();
-	struct cs_tag tag;
-	bool had_old;
-	ssize_t n;
-	int err;
-
-	err = check_open(lib);
-	if (err)
-		return err;
-
-	tag.cookie = 0;
-	do {
-		n = getrandom(&tag.cookie, sizeof(tag.cookie), 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n != sizeof(tag.cookie))
-			return lib_fail(
-				lib, n < 0 ? errno : EIO,
-				"cannot get random bytes for a cookie: %s",
-				n < 0 ? strerror(errno) : "short read");
-		tag.cookie &= ~CS_COOKIE_CGROUP;
-	} while (!tag.cookie);
-
-	err = set_tag(lib, lib->task_fd, MAP_TASK, &tid, &tag, &had_old);
-	if (err)
-		return err;
-	/* Get re-queued: the scheduler picks the new cookie up at enqueue. */
-	sched_yield();
-	*cookie = tag.cookie;
-	return 0;
-}
-
-/*
- * Read the cgroup v2 path of thread @tid (relative to the cgroup root, so
- * starting with '/') from /proc/TID/cgroup.
- */
-static int task_cgroup(struct cs_lib *lib, pid_t tid, char *buf, size_t len)
-{
-	char path[64], line[PATH_MAX + 16];
-	bool found = false;
-	FILE *f;
-	int n;
-
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)tid);
-	f = fopen(path, "re");
-	if (!f) {
-		if (errno == ENOENT)
-			return lib_fail(
-				lib, ESRCH,
-				"no process or thread with ID %d; check the ID (ps -eLf lists threads)",
-				(int)tid);
-		return lib_fail(lib, errno, "cannot read %s: %s", path,
-				strerror(errno));
-	}
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "0::", 3))
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		n = snprintf(buf, len, "%s", line + 3);
-		found = buf[0] == '/' && n > 0 && (size_t)n < len;
-		break;
-	}
-	if (ferror(f) && errno == ESRCH) {
-		fclose(f);
-		return lib_fail(lib, ESRCH, "process or thread %d exited",
-				(int)tid);
-	}
-	fclose(f);
-	if (!found)
-		return lib_fail(
-			lib, ENOENT,
-			"%s has no cgroup v2 entry; mount cgroup2 at %s", path,
-			CS_CGROUP_ROOT);
-	return 0;
-}
-
-/* Whether thread @tid is a kernel thread (PF_KTHREAD in /proc/TID/stat). */
-static int task_is_kthread(struct cs_lib *lib, pid_t tid, bool *kthread)
-{
-	char path[64], line[1024], *p;
-	unsigned int flags;
-	bool ok;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
-	f = fopen(path, "re");
-	if (!f)
-		return lib_fail(lib, errno == ENOENT ? ESRCH : errno,
-				"cannot read %s: %s", path, strerror(errno));
-	ok = fgets(line, sizeof(line), f) != NULL;
-	fclose(f);
-	/* "pid (comm) state ppid pgrp session tty_nr tpgid flags ..." */
-	p = ok ? strrchr(line, ')') : NULL;
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %u", &flags) != 1)
-		return lib_fail(lib, EIO, "cannot parse %s", path);
-	*kthread = flags & PF_KTHREAD;
-	return 0;
-}
-
-int cs_get_cookie(struct cs_lib *lib, pid_t tid, __u64 *cookie)
-{
-	size_t root_len = strlen(CS_CGROUP_ROOT);
-	char cg[PATH_MAX], path[PATH_MAX + sizeof(CS_CGROUP_ROOT)];
-	__u32 key = (__u32)tid;
+	char real[PATH_MAX], *slash;
 	struct cs_tag tag;
 	__u64 cgid;
-	bool kthread = false;
-	char *slash;
 	int err, i;
 
-	err = check_open(lib);
-	if (err)
-		return err;
-	if (tid <= 0)
-		return lib_fail(
-			lib, EINVAL,
-			"invalid thread ID %d; give a positive process or thread ID",
-			(int)tid);
-	/* Also checks that the task exists: the maps may lag behind exits. */
-	err = task_cgroup(lib, tid, cg, sizeof(cg));
+	err = check_handle(h);
 	if (!err)
-		err = task_is_kthread(lib, tid, &kthread);
+		err = cgroup_id(path, &cgid);
 	if (err)
 		return err;
-	/* The rules of the scheduler's task_cookie(), in its order. */
-	if (kthread) {
-		*cookie = 0;
-		return 0;
-	}
-
-	err = bpf_map_lookup_elem(lib->task_fd, &key, &tag);
-	if (!err) {
-		*cookie = tag.cookie;
-		return 0;
-	}
-	if (err != -ENOENT)
-		return map_fail(lib, -err, "reading", MAP_TASK);
-
-	/*
-	 * Walk from the task's cgroup up towards the root; the nearest tag
-	 * wins. Like the scheduler, look at most CS_MAX_CGRP_DEPTH levels up.
-	 */
-	snprintf(path, sizeof(path), "%s%s", CS_CGROUP_ROOT,
-		 strcmp(cg, "/") ? cg : "");
+	if (!realpath(path, real))
+		return fail(errno, "cannot resolve %s: %s", path,
+			    strerror(errno));
+	/* Like the scheduler: the cgroup, then up to the root, nearest wins. */
 	for (i = 0; i < CS_MAX_CGRP_DEPTH; i++) {
-		err = cs_cgroup_id(path, &cgid);
-		if (err == -ENOENT || err == -ENOTDIR || err == -EMEDIUMTYPE)
-			return lib_fail(
-				lib, ENOENT,
-				"cannot find cgroup %s of task %d under %s (%s); mount cgroup2 at %s (coreschedctl must see the same cgroup namespace as the task)",
-				cg, (int)tid, CS_CGROUP_ROOT, strerror(-err),
-				CS_CGROUP_ROOT);
-		if (err)
-			return lib_fail(
-				lib, -err,
-				"cannot look up cgroup %s of task %d: %s", path,
-				(int)tid, strerror(-err));
-
-		err = bpf_map_lookup_elem(lib->cgrp_fd, &cgid, &tag);
+		err = bpf_map_lookup_elem(h->cgrp_fd, &cgid, &tag);
 		if (!err) {
 			*cookie = tag.cookie;
+			if (from_id)
+				*from_id = cgid;
 			return 0;
 		}
 		if (err != -ENOENT)
-			return map_fail(lib, -err, "reading", MAP_CGRP);
-
-		if (strlen(path) <= root_len)
+			return map_fail(-err, "reading", CS_MAP_CGRP);
+		slash = strrchr(real, '/');
+		if (!slash || slash == real)
 			break;
-		slash = strrchr(path, '/');
 		*slash = '\0';
+		if (cs_cgroup_id(real, &cgid))
+			break; /* above the cgroup2 mount */
 	}
 	*cookie = 0;
+	if (from_id)
+		*from_id = 0;
+	return 0;
+}
+
+int cs_cgroup_share(struct cs_cgroups *h, const char *src, const char *dst,
+		    __u64 *cookie)
+{
+	struct cs_tag tag;
+	__u64 dst_id, from;
+	bool had_old;
+	int err;
+
+	err = cs_cgroup_get(h, src, &tag.cookie, &from);
+	if (!err)
+		err = cgroup_id(dst, &dst_id);
+	if (err)
+		return err;
+	if (!tag.cookie)
+		return fail(ENODATA,
+			    "cgroup %s has no cookie (neither it nor an ancestor is tagged), so there is none to share with %s; tag it first",
+			    src, dst);
+	err = set_tag(h, dst_id, &tag, &had_old);
+	if (!err && cookie)
+		*cookie = tag.cookie;
+	return err;
+}
+
+int cs_cgroup_foreach(struct cs_cgroups *h,
+		      int (*fn)(__u64 cgid, __u64 cookie, void *ctx), void *ctx)
+{
+	__u64 key, next, *prev = NULL;
+	struct cs_tag tag;
+	int err;
+
+	err = check_handle(h);
+	if (err)
+		return err;
+	while (!(err = bpf_map_get_next_key(h->cgrp_fd, prev, &next))) {
+		key = next;
+		prev = &key;
+		err = bpf_map_lookup_elem(h->cgrp_fd, &key, &tag);
+		if (err == -ENOENT)
+			continue; /* untagged meanwhile */
+		if (err)
+			return map_fail(-err, "reading", CS_MAP_CGRP);
+		err = fn(key, tag.cookie, ctx);
+		if (err)
+			return err;
+	}
+	if (err != -ENOENT)
+		return map_fail(-err, "reading", CS_MAP_CGRP);
 	return 0;
 }
