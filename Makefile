@@ -27,7 +27,7 @@ KDIR = $(shell kernel/build.sh --dir)
 PROGS := $(O)/scx_coresched $(O)/coreschedctl $(O)/coresched-observe
 CTL_BINS := $(O)/coresched $(O)/libcoresched.a $(O)/libcoresched.so
 HOST_TESTS := $(O)/test_policy $(O)/test_topo $(O)/test_ctl
-GUEST_BINS := $(O)/progress $(O)/prctl_check
+GUEST_BINS := $(O)/progress $(O)/prctl_check $(O)/prctl_parity
 COMMON := $(O)/cs_common.o
 
 .PHONY: all deps kernel test test-host test-guest demo clean format
