@@ -26,8 +26,8 @@ KDIR = $(shell kernel/build.sh --dir)
 
 PROGS := $(O)/scx_coresched $(O)/coreschedctl $(O)/coresched-observe
 CTL_BINS := $(O)/coresched $(O)/libcoresched.a $(O)/libcoresched.so
-HOST_TESTS := $(O)/test_policy $(O)/test_topo $(O)/test_ctl
-GUEST_BINS := $(O)/progress $(O)/prctl_check $(O)/prctl_parity
+HOST_TESTS := $(O)/test_policy $(O)/test_topo $(O)/test_ctl $(O)/test_ctl_lib
+GUEST_BINS := $(O)/progress $(O)/prctl_check
 COMMON := $(O)/cs_common.o
 
 .PHONY: all deps kernel test test-host test-guest demo clean format
@@ -102,6 +102,10 @@ $(O)/coresched: $(O)/coreschedctl
 
 $(O)/test_ctl: tests/test_ctl.c tests/harness.h src/coreschedctl_args.c src/coreschedctl.h src/cs_common.h | $(O)
 	$(CC) $(CFLAGS) -Isrc -o $@ tests/test_ctl.c src/coreschedctl_args.c
+
+# Linked against the shared library, to check what it exports.
+$(O)/test_ctl_lib: tests/test_ctl_lib.c tests/harness.h include/libcoresched.h $(O)/libcoresched.so
+	$(CC) $(CFLAGS) -o $@ $< -L$(O) -lcoresched -Wl,-rpath,'$$ORIGIN'
 
 $(O)/coresched-observe: $(O)/coresched-observe.o $(COMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

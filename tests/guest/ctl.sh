@@ -1,386 +1,282 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Guest tests of coreschedctl: run as root in a tools/vm guest from the
+# Guest tests of coreschedctl beyond util-linux's cases (utilcli.sh):
+# bad input, permissions, clear, list, --json, and the cgroup functions
+# under scx_coresched. Run as root in a tools/vm guest with SMT from the
 # repository root, e.g.  tools/vm -- tests/guest/ctl.sh
-# Prints one line per test, "PASS NAME" or "FAIL NAME: WHY"; every other
-# line starts with '#'. Exits 1 if a test failed.
+# One line per test, "PASS NAME" or "FAIL NAME: WHY"; '#' lines are
+# information. Exits 1 if a test failed.
 #
-# First the error paths without a scheduler, then, if the scheduler is
-# built, the tagging itself under a running scx_coresched.
-# SCX_CTL_SCHEDULER overrides the scheduler binary (default
-# build/scx_coresched); it must pin the tag maps like scx_coresched does.
-set -u
+# The task tests run against whoever serves prctl(PR_SCHED_CORE): the
+# kernel until the scheduler starts, then scx_coresched. SCX_CTL_SCHEDULER
+# overrides the scheduler binary (default build/scx_coresched).
+. "$(dirname "$0")/lib.sh"
 
-ctl=$PWD/build/coreschedctl
-sched=${SCX_CTL_SCHEDULER:-build/scx_coresched}
-cg=/sys/fs/cgroup
-scx=/sys/kernel/sched_ext
-nfail=0
-sched_pid=
-pids=()
-cgroups=()
-tmp=$(mktemp -d)
+SCHED=${SCX_CTL_SCHEDULER:-$SCHED}
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 
-pass() { echo "PASS $1"; }
-fail() {
-	echo "FAIL $1: $2"
-	nfail=$((nfail + 1))
-}
-
-# run CMD [ARGS...]: $out and $err get its stdout and the last line of its
-# stderr (where coreschedctl puts the message), $rc its exit status.
+# run CMD...: $out, $err (whole stderr), $rc.
 run() {
-	"$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+	"$@" >"$TMP/out" 2>"$TMP/err" </dev/null
 	rc=$?
-	out=$(cat "$tmp/out")
-	err=$(tail -n 1 "$tmp/err")
+	out=$(cat "$TMP/out")
+	err=$(cat "$TMP/err")
 }
 
-# expect_fail NAME PATTERN CMD...: CMD must fail (non-zero, not a usage
-# error) with a message on stderr matching the extended regex PATTERN.
+# expect_fail NAME PATTERN CMD...: CMD exits 1 with stderr matching the
+# extended regex PATTERN.
 expect_fail() {
 	local name=$1 pattern=$2
 	shift 2
 	run "$@"
 	if [ $rc = 0 ]; then
 		fail "$name" "'$*' succeeded (printed '$out')"
-	elif [ $rc = 2 ]; then
-		fail "$name" "'$*' exited 2 (usage error): $err"
+	elif [ $rc != 1 ]; then
+		fail "$name" "'$*' exited $rc, want 1: $err"
 	elif ! grep -Eq -- "$pattern" <<<"$err"; then
-		fail "$name" "'$*' exited $rc, message does not match /$pattern/: $err"
+		fail "$name" "'$*': message does not match /$pattern/: $(tr '\n' '|' <<<"$err")"
 	else
 		pass "$name"
 	fi
 }
 
-# The end of the scheduler's output, as comments.
-sched_log() {
-	echo "# last lines of the output of $sched:"
-	tail -n 40 "$tmp/sched.log" | sed 's/^/# /'
+# cookie PID: the cookie of PID as coreschedctl get prints it.
+cookie() { "$CTL" get -s "$1" 2>/dev/null | sed -n 's/^cookie of PID [0-9]* is //p'; }
+
+# sleeper [USER-PREFIX...]: a background sleep; its pid in $task.
+sleeper() {
+	"$@" sleep 1000 &
+	task=$!
+	bg_pids+=("$task")
 }
 
 cgroup_cookie() {
-	printf '0x%016x' $(((1 << 63) | $(stat -c %i "$1")))
+	printf '0x%x' $(((1 << 63) | $(stat -c %i "$1")))
 }
 
-# A sleeping task in cgroup $1; its pid in $task.
-task_in() {
-	sleep 1000 &
-	task=$!
-	pids+=("$task")
-	echo "$task" >"$1/cgroup.procs"
-}
-
-new_cgroup() {
-	rmdir "$1" 2>/dev/null
-	mkdir "$1" && cgroups=("$1" "${cgroups[@]}")
-}
-
-# SIGINT the scheduler, wait up to 10 s for sched_ext to be disabled and
-# for the process to exit (then SIGKILL it); its status in $sched_rc.
-stop_scheduler() {
-	local end
-	sched_rc=
-	[ -n "$sched_pid" ] || return 0
-	kill -INT "$sched_pid" 2>/dev/null
-	end=$((SECONDS + 10))
-	while [ $SECONDS -lt $end ]; do
-		[ "$(cat $scx/state 2>/dev/null)" = disabled ] &&
-			! kill -0 "$sched_pid" 2>/dev/null && break
-		sleep 0.1
-	done
-	if kill -0 "$sched_pid" 2>/dev/null; then
-		echo "# $sched still running 10 s after SIGINT, killing it"
-		kill -KILL "$sched_pid" 2>/dev/null
-	fi
-	wait "$sched_pid" 2>/dev/null
-	sched_rc=$?
-	sched_pid=
-}
-
-cleanup() {
-	local p c
-	for p in "${pids[@]}"; do
-		kill "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
-	stop_scheduler
-	for c in "${cgroups[@]}"; do
-		rmdir "$c" 2>/dev/null
-	done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-# The JSON dump of pinned map $1, or nothing without bpftool.
-map_dump() {
-	command -v bpftool >/dev/null &&
-		bpftool -j map dump pinned "/sys/fs/bpf/scx_coresched/$1" 2>/dev/null
-}
-
-tag_gen() {
-	map_dump cs_ctl | grep -o '"tag_gen": *[0-9]*' | grep -o '[0-9]*$'
-}
-
-if [ ! -x "$ctl" ]; then
-	fail ctl_built "$ctl not built (make build/coreschedctl)"
+if [ ! -x "$CTL" ]; then
+	fail ctl_built "$CTL not built (make build/coreschedctl)"
 	exit 1
 fi
+[ "$(scx_state 2>/dev/null)" = disabled ] ||
+	info "sched_ext state is '$(scx_state 2>&1)', expected disabled"
 
-# --- Without a scheduler -------------------------------------------------
+# --- Command line ------------------------------------------------------------
 
-if [ "$(cat $scx/state 2>/dev/null)" != disabled ]; then
-	echo "# sched_ext state is '$(cat $scx/state 2>&1)', expected disabled"
-fi
-
-run "$ctl" --help
-if [ $rc = 0 ] && grep -q '^Usage: coreschedctl cgroup tag PATH' "$tmp/out" &&
-	grep -q 'new \[--\] CMD' "$tmp/out" && [ ! -s "$tmp/err" ]; then
-	run "$ctl" -h
-	[ $rc = 0 ] && grep -q '^Usage:' "$tmp/out" && pass ctl_help ||
-		fail ctl_help "-h exited $rc"
+run "$CTL" --help
+if [ $rc = 0 ] && grep -q '^Usage:' <<<"$out" &&
+	grep -q 'coreschedctl cgroup share SRC DST' <<<"$out" && [ -z "$err" ]; then
+	pass ctl_help
 else
-	fail ctl_help "--help exited $rc or printed no full usage on stdout"
+	fail ctl_help "exit $rc, no full usage on stdout or stderr not empty: $err"
 fi
 
-run "$ctl" bogus
-if [ $rc = 2 ] && grep -q '^Usage:' "$tmp/err" && grep -q "'bogus'" <<<"$err"; then
-	pass ctl_unknown_command
-else
-	fail ctl_unknown_command "exited $rc (want 2, usage and 'bogus' on stderr): $err"
-fi
-
-run "$ctl" --bogus
-if [ $rc = 2 ] && grep -q '^Usage:' "$tmp/err" && grep -q -- "--bogus" <<<"$err"; then
-	pass ctl_unknown_option
-else
-	fail ctl_unknown_option "exited $rc (want 2, usage and '--bogus' on stderr): $err"
-fi
-
-run "$ctl"
-[ $rc = 2 ] && grep -q '^Usage:' "$tmp/err" && pass ctl_no_command ||
-	fail ctl_no_command "exited $rc, want 2 and usage on stderr"
-
-run "$ctl" get not-a-pid
-[ $rc = 2 ] && grep -q "'not-a-pid'" <<<"$err" && pass ctl_get_bad_pid ||
-	fail ctl_get_bad_pid "exited $rc, want 2 naming 'not-a-pid': $err"
-
-new_cgroup $cg/t0
-expect_fail ctl_tag_no_scheduler "scx_coresched is not running.*start it" \
-	"$ctl" cgroup tag t0
-
-run "$ctl" new -- sh -c 'echo ran'
-if [ $rc = 0 ] || [ "$out" = ran ]; then
-	fail ctl_new_no_scheduler "ran the command without a scheduler (exit $rc)"
-elif ! grep -q "scx_coresched is not running" <<<"$err"; then
-	fail ctl_new_no_scheduler "exited $rc without the not-running message: $err"
-else
-	pass ctl_new_no_scheduler
-fi
-
-expect_fail ctl_get_no_scheduler "scx_coresched is not running" "$ctl" get
+expect_fail ctl_unknown_function "Unknown function 'bogus'.*|Try 'coreschedctl --help'" \
+	"$CTL" bogus
+expect_fail ctl_unknown_option "Try 'coreschedctl --help' for more information" \
+	"$CTL" --bogus
+expect_fail ctl_bad_pid "Failed to parse PID for -s/--source: 'not-a-pid'" \
+	"$CTL" get -s not-a-pid
+expect_fail ctl_bad_scope "'thread' is an invalid option. Must be one of pid/tgid/pgid" \
+	"$CTL" new -t thread -d 1
+expect_fail ctl_clear_needs_dest "clear requires -d/--dest" "$CTL" clear
+expect_fail ctl_json_where "--json is only for get, list and cgroup get" \
+	"$CTL" new --json -d 1
 
 nopid=99999
 while [ -e /proc/$nopid ]; do nopid=$((nopid + 1)); done
-expect_fail ctl_get_missing_pid "PID $nopid\\b" "$ctl" get $nopid
+run "$CTL" get -s $nopid
+if [ $rc = 1 ] &&
+	[ "$(head -n 1 <<<"$err")" = "coreschedctl: Failed to get cookie from PID $nopid: No such process" ] &&
+	grep -q "PID $nopid.*check the PID" <<<"$err"; then
+	pass ctl_missing_pid
+else
+	fail ctl_missing_pid "exit $rc: $(tr '\n' '|' <<<"$err")"
+fi
+expect_fail ctl_clear_missing_pid "Failed to clear cookie of PID $nopid: No such process" \
+	"$CTL" clear -d $nopid
 
-# --- With the scheduler --------------------------------------------------
+# --- Task cookies (served by the kernel here) --------------------------------
 
-if [ ! -x "$sched" ]; then
-	fail ctl_with_scheduler "$sched not built"
-	exit 1
+# The library's own tests (pidfd variants, clear with a cookie).
+if [ -x "$ROOT/build/test_ctl_lib" ]; then
+	lib_out=$("$ROOT/build/test_ctl_lib" 2>&1)
+	lib_rc=$?
+	while IFS= read -r line; do
+		case "$line" in
+		PASS\ *) pass "ctl_lib_${line#PASS }" ;;
+		FAIL\ *)
+			line=${line#FAIL }
+			fail "ctl_lib_${line%%:*}" "${line#*: }"
+			;;
+		*) info "${line#\# }" ;;
+		esac
+	done <<<"$lib_out"
+	[ $lib_rc = 0 ] || grep -q '^FAIL' <<<"$lib_out" ||
+		fail ctl_lib "test_ctl_lib exited $lib_rc without a FAIL line"
+else
+	fail ctl_lib "build/test_ctl_lib not built (make build/test_ctl_lib)"
 fi
 
-"$sched" >"$tmp/sched.log" 2>&1 </dev/null &
-sched_pid=$!
-# Loading (BPF verification) is slow under TCG emulation: allow 60 s.
-end=$((SECONDS + 60))
-while [ $SECONDS -lt $end ]; do
-	[ "$(cat $scx/root/ops 2>/dev/null)" = coresched ] && break
-	kill -0 $sched_pid 2>/dev/null || break
-	sleep 0.1
-done
-if [ "$(cat $scx/root/ops 2>/dev/null)" != coresched ] ||
-	[ "$(cat $scx/state)" != enabled ]; then
-	state=$(cat $scx/state)
-	if kill -0 $sched_pid 2>/dev/null; then
-		why="still running but not enabled after 60 s (sched_ext state $state)"
-	else
-		wait $sched_pid
-		why="exited with status $? (sched_ext state $state)"
-	fi
-	fail ctl_scheduler_start "$sched $why"
-	stop_scheduler
-	sched_log
-	exit 1
+sleeper
+t1=$task
+run "$CTL" get --json -s $t1
+[ $rc = 0 ] && [ "$out" = "{\"pid\": $t1, \"cookie\": \"0x0\"}" ] &&
+	pass ctl_get_json || fail ctl_get_json "exit $rc: '$out' $err"
+
+"$CTL" new -d $t1
+c1=$(cookie $t1)
+run "$CTL" clear -d $t1
+[ $rc = 0 ] && [ "$c1" != 0x0 ] && [ -n "$c1" ] && [ "$(cookie $t1)" = 0x0 ] &&
+	pass ctl_clear || fail ctl_clear "cookie was '$c1', exit $rc, now '$(cookie $t1)': $err"
+
+# clear from a context that has a cookie: a helper thread takes cookie 0.
+"$CTL" new -d $t1
+run "$CTL" new -- "$CTL" -v clear -d $t1
+[ $rc = 0 ] && [ "$(cookie $t1)" = 0x0 ] && pass ctl_clear_with_cookie ||
+	fail ctl_clear_with_cookie "exit $rc, cookie now '$(cookie $t1)': $err"
+
+# list: every cookie with its tasks; also without root.
+sleeper
+t2=$task
+"$CTL" new -d $t1
+"$CTL" copy -s $t1 -d $t2
+c1=$(cookie $t1)
+run "$CTL" list
+if [ $rc = 0 ] && grep -q "^cookie $c1: 2 tasks, 0 cgroups" <<<"$out" &&
+	grep -q "^  pid $t1 tgid $t1 sleep" <<<"$out" &&
+	grep -q "^  pid $t2 tgid $t2 sleep" <<<"$out"; then
+	pass ctl_list
+else
+	fail ctl_list "exit $rc, no cookie $c1 with $t1 and $t2: $(tr '\n' '|' <<<"$out") $err"
+fi
+run "$CTL" list --json
+if [ $rc = 0 ] && python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+c = [e for e in d["cookies"] if e["cookie"] == sys.argv[1]]
+assert len(c) == 1, c
+assert sorted(t["pid"] for t in c[0]["tasks"]) == sorted(map(int, sys.argv[2:])), c
+assert all(t["comm"] == "sleep" for t in c[0]["tasks"]), c
+' "$c1" $t1 $t2 <<<"$out"; then
+	pass ctl_list_json
+else
+	fail ctl_list_json "exit $rc: $out"
+fi
+
+# Another user's tasks: reading and changing need ptrace rights.
+sleeper "${NOBODY[@]}"
+tn=$task
+sleep 0.2
+run "${NOBODY[@]}" "$CTL" get -s $tn
+[ $rc = 0 ] && [ "$out" = "cookie of PID $tn is 0x0" ] && pass ctl_get_no_root ||
+	fail ctl_get_no_root "nobody reading its own task: exit $rc: $out $err"
+expect_fail ctl_get_other_user "Failed to get cookie from PID $t1: Operation not permitted.*|.*permission denied" \
+	"${NOBODY[@]}" "$CTL" get -s $t1
+expect_fail ctl_new_other_user "Failed to create cookie for PID $t1: Operation not permitted" \
+	"${NOBODY[@]}" "$CTL" new -d $t1
+[ "$(cookie $t1)" = "$c1" ] && pass ctl_other_user_unchanged ||
+	fail ctl_other_user_unchanged "cookie of $t1 is '$(cookie $t1)', was $c1"
+expect_fail ctl_clear_other_user "Failed to clear cookie of PID $t1: Operation not permitted" \
+	"${NOBODY[@]}" "$CTL" clear -d $t1
+
+run "${NOBODY[@]}" "$CTL" list
+if [ $rc = 0 ] && ! grep -q "pid $t1 " <<<"$out" &&
+	grep -q "not listed: no permission.*run as root" <<<"$err"; then
+	pass ctl_list_no_root
+else
+	fail ctl_list_no_root "exit $rc: $(tr '\n' '|' <<<"$out") $(tr '\n' '|' <<<"$err")"
+fi
+
+# A process group with a task nobody may not trace: nothing changes.
+setsid sh -c "sleep 1000 & ${NOBODY[*]} sleep 1000 & wait" &
+leader=$!
+sleep 0.5
+pgid=$(ps -o pgid= -p $leader | tr -d ' ')
+bg_pids+=($(pgrep -g "$pgid"))
+pg=$(pgrep -u 65534 -g "$pgid" | head -n 1)
+if [ -z "$pg" ] || [ "$pgid" = "$(ps -o pgid= -p $$ | tr -d ' ')" ]; then
+	fail ctl_pgid_all_or_nothing "could not set up a mixed process group (pgid '$pgid')"
+else
+	expect_fail ctl_pgid_all_or_nothing "Failed to create cookie for PID $pg: Operation not permitted" \
+		"${NOBODY[@]}" "$CTL" new -t pgid -d $pg
+	[ "$(cookie $pg)" = 0x0 ] && pass ctl_pgid_nothing_applied ||
+		fail ctl_pgid_nothing_applied "nobody's own task $pg got cookie $(cookie $pg)"
+	# The same as root: every task of the group gets one cookie.
+	"$CTL" new -t pgid -d $pg
+	got=$(for p in $(pgrep -g "$pgid"); do cookie $p; done | sort -u)
+	[ "$(wc -l <<<"$got")" = 1 ] && [ "$got" != 0x0 ] && pass ctl_pgid_root ||
+		fail ctl_pgid_root "cookies in the group: $(tr '\n' ' ' <<<"$got")"
+fi
+
+# clear refuses when the caller has a cookie and can trace no task without.
+"${NOBODY[@]}" "$CTL" new -d $tn
+expect_fail ctl_clear_impossible "may trace no task without one" \
+	"${NOBODY[@]}" "$CTL" new -- "$CTL" clear -d $tn
+[ "$(cookie $tn)" != 0x0 ] && pass ctl_clear_impossible_unchanged ||
+	fail ctl_clear_impossible_unchanged "cookie of $tn became 0"
+
+# --- Cgroup functions --------------------------------------------------------
+
+t1cg=$(tenant t_ctl1)
+expect_fail ctl_cgroup_no_scheduler "scx_coresched is not running.*start it" \
+	"$CTL" cgroup tag t_ctl1
+expect_fail ctl_cgroup_get_no_scheduler "scx_coresched is not running" \
+	"$CTL" cgroup get t_ctl1
+
+if [ ! -x "$SCHED" ]; then
+	fail ctl_with_scheduler "$SCHED not built"
+	finish
+fi
+if ! start_sched; then
+	fail ctl_scheduler_start "$SCHED did not start"
+	finish
 fi
 pass ctl_scheduler_start
 
-# Cgroup tags.
-new_cgroup $cg/t1
-new_cgroup $cg/t1/c1
-t1_cookie=$(cgroup_cookie $cg/t1)
-c1_cookie=$(cgroup_cookie $cg/t1/c1)
-gen0=$(tag_gen)
+mkdir -p "$t1cg/c1"
+t2cg=$(tenant t_ctl2)
+want1=$(cgroup_cookie "$t1cg")
+run "$CTL" -v cgroup tag t_ctl1
+[ $rc = 0 ] && [ "$err" = "coreschedctl: set cookie of cgroup $t1cg to $want1" ] &&
+	pass ctl_cgroup_tag || fail ctl_cgroup_tag "exit $rc: $err"
 
-run "$ctl" cgroup tag t1
-[ $rc = 0 ] && [ "$out" = "$t1_cookie" ] && pass ctl_cgroup_tag ||
-	fail ctl_cgroup_tag "exit $rc, printed '$out', want $t1_cookie: $err"
+run "$CTL" cgroup get t_ctl1/c1
+[ $rc = 0 ] && [ "$out" = "cookie of cgroup $t1cg/c1 is $want1 (inherited from $t1cg)" ] &&
+	pass ctl_cgroup_get_inherited || fail ctl_cgroup_get_inherited "exit $rc: $out $err"
+run "$CTL" cgroup get --json "$t1cg"
+[ $rc = 0 ] && [ "$out" = "{\"cgroup\": \"$t1cg\", \"cookie\": \"$want1\", \"inherited_from\": null}" ] &&
+	pass ctl_cgroup_get_json || fail ctl_cgroup_get_json "exit $rc: $out $err"
 
-gen1=$(tag_gen)
-if [ -z "$gen0" ] || [ -z "$gen1" ]; then
-	echo "# no bpftool or no BTF for cs_ctl: tag_gen not checked"
-elif [ "$gen1" -gt "$gen0" ]; then
-	pass ctl_tag_gen_bumped
-else
-	fail ctl_tag_gen_bumped "tag_gen $gen0 before tagging, $gen1 after"
-fi
+run "$CTL" cgroup share t_ctl1 t_ctl2
+run2=$("$CTL" cgroup get t_ctl2)
+[ $rc = 0 ] && [ "$run2" = "cookie of cgroup $t2cg is $want1" ] &&
+	pass ctl_cgroup_share || fail ctl_cgroup_share "exit $rc, then '$run2': $err"
 
-run "$ctl" cgroup tag $cg/t1/
-[ $rc = 0 ] && [ "$out" = "$t1_cookie" ] && pass ctl_cgroup_tag_again ||
-	fail ctl_cgroup_tag_again "absolute path: exit $rc, printed '$out', want $t1_cookie: $err"
+run "$CTL" list
+grep -q "^  cgroup $t1cg$" <<<"$out" && grep -q "^  cgroup $t2cg$" <<<"$out" &&
+	pass ctl_list_cgroups || fail ctl_list_cgroups "$(tr '\n' '|' <<<"$out") $err"
 
-task_in $cg/t1
-t1_task=$task
-run "$ctl" get $t1_task
-[ $rc = 0 ] && [ "$out" = "$t1_cookie" ] && pass ctl_get_cgroup ||
-	fail ctl_get_cgroup "task in t1: exit $rc, got '$out', want $t1_cookie: $err"
+run "$CTL" cgroup untag t_ctl2
+[ $rc = 0 ] && [ "$("$CTL" cgroup get t_ctl2)" = "cookie of cgroup $t2cg is 0x0" ] &&
+	pass ctl_cgroup_untag || fail ctl_cgroup_untag "exit $rc: $err"
+expect_fail ctl_untag_untagged "$t2cg is not tagged" "$CTL" cgroup untag t_ctl2
+expect_fail ctl_share_untagged "$t2cg has no cookie" "$CTL" cgroup share t_ctl2 t_ctl1
+expect_fail ctl_tag_not_cgroup "/tmp is not a cgroup" "$CTL" cgroup tag /tmp
+expect_fail ctl_tag_file "cgroup.procs is not a directory" \
+	"$CTL" cgroup tag t_ctl1/cgroup.procs
+expect_fail ctl_tag_missing "$CG/no-such-cg does not exist" "$CTL" cgroup tag no-such-cg
+expect_fail ctl_cgroup_no_root "permission denied.*run as root" \
+	"${NOBODY[@]}" "$CTL" cgroup tag t_ctl1
+"$CTL" cgroup untag t_ctl1
 
-task_in $cg/t1/c1
-c1_task=$task
-run "$ctl" get $c1_task
-[ $rc = 0 ] && [ "$out" = "$t1_cookie" ] && pass ctl_get_child_cgroup ||
-	fail ctl_get_child_cgroup "task in t1/c1: exit $rc, got '$out', want $t1_cookie: $err"
+# Task cookies under scx_coresched: the same calls work.
+run "$CTL" new -- "$CTL" get
+[ $rc = 0 ] && [[ $out == "cookie of PID "* ]] && [[ $out != *" is 0x0" ]] &&
+	pass ctl_new_under_scheduler || fail ctl_new_under_scheduler "exit $rc: $out $err"
 
-run "$ctl" get
-[ $rc = 0 ] && [ "$out" = 0x0000000000000000 ] && pass ctl_get_untagged ||
-	fail ctl_get_untagged "get of itself in the root cgroup: exit $rc, got '$out': $err"
-
-run sh -c "echo \$\$ >$cg/t1/cgroup.procs && exec '$ctl' get"
-[ $rc = 0 ] && [ "$out" = "$t1_cookie" ] && pass ctl_get_self_in_cgroup ||
-	fail ctl_get_self_in_cgroup "get in t1: exit $rc, got '$out', want $t1_cookie: $err"
-
-# The nearest tagged ancestor wins.
-run sh -c "cd $cg/t1 && exec '$ctl' cgroup tag ./c1"
-if [ $rc != 0 ] || [ "$out" != "$c1_cookie" ]; then
-	fail ctl_get_nearest "tag ./c1 from $cg/t1: exit $rc, printed '$out': $err"
-else
-	run "$ctl" get $c1_task
-	c1_got=$out
-	run "$ctl" get $t1_task
-	if [ "$c1_got" != "$c1_cookie" ] || [ "$out" != "$t1_cookie" ]; then
-		fail ctl_get_nearest "t1/c1 task has '$c1_got' (want $c1_cookie), t1 task '$out' (want $t1_cookie)"
-	else
-		pass ctl_get_nearest
-	fi
-	run "$ctl" cgroup untag t1/c1
-	[ $rc = 0 ] || fail ctl_get_nearest "untag t1/c1 exited $rc: $err"
-fi
-
-run "$ctl" cgroup untag t1
-if [ $rc != 0 ]; then
-	fail ctl_cgroup_untag "exit $rc: $err"
-else
-	run "$ctl" get $t1_task
-	t1_got=$out
-	run "$ctl" get $c1_task
-	[ "$t1_got" = 0x0000000000000000 ] && [ "$out" = 0x0000000000000000 ] &&
-		pass ctl_cgroup_untag ||
-		fail ctl_cgroup_untag "after untag the t1 task has '$t1_got', the t1/c1 task '$out'; want 0"
-fi
-
-expect_fail ctl_untag_untagged "$cg/t1 is not tagged" "$ctl" cgroup untag t1
-
-# The root cgroup (id 1) can be tagged too; kernel threads never have a cookie.
-run "$ctl" cgroup tag /sys/fs/cgroup
-root_out=$out
-run "$ctl" get
-self_out=$out
-run "$ctl" get 2
-if [ "$root_out" != 0x8000000000000001 ] || [ "$self_out" != "$root_out" ]; then
-	fail ctl_get_kthread "tagging the root printed '$root_out', get of a task in it '$self_out'"
-elif [ $rc != 0 ] || [ "$out" != 0x0000000000000000 ]; then
-	fail ctl_get_kthread "kthreadd (pid 2) in a tagged root: exit $rc, got '$out', want 0: $err"
-else
-	pass ctl_get_kthread
-fi
-run "$ctl" cgroup untag /sys/fs/cgroup
-
-# Task cookies from 'new'.
-script="'$ctl' get; sh -c \"'$ctl' get\"; '$ctl' get \$\$"
-run "$ctl" new -- sh -c "$script"
-read -r -d '' a b c <<<"$out"
-if [ $rc != 0 ]; then
-	fail ctl_new "exit $rc: $err"
-elif [ -z "$c" ] || [ "$a" != "$b" ] || [ "$a" != "$c" ]; then
-	fail ctl_new "get in CMD, in its child and of CMD differ: '$a' '$b' '$c'"
-elif [ "$a" = 0x0000000000000000 ] || (((a >> 63) & 1)); then
-	fail ctl_new "'$a' is not a task cookie (nonzero, bit 63 clear)"
-else
-	pass ctl_new
-fi
-first=$a
-
-run "$ctl" new -- "$ctl" get
-[ $rc = 0 ] && [ "$out" != "$first" ] && [ "$out" != 0x0000000000000000 ] &&
-	pass ctl_new_fresh ||
-	fail ctl_new_fresh "second new: exit $rc, cookie '$out', first was '$first': $err"
-
-# A task cookie overrides the cgroup's.
-run "$ctl" cgroup tag t1
-run sh -c "echo \$\$ >$cg/t1/cgroup.procs && exec '$ctl' new -- '$ctl' get"
-if [ $rc = 0 ] && [ "$out" != "$t1_cookie" ] && [ "$out" != 0x0000000000000000 ] &&
-	! (((out >> 63) & 1)); then
-	pass ctl_new_over_cgroup
-else
-	fail ctl_new_over_cgroup "new in tagged t1: exit $rc, got '$out' (t1 is $t1_cookie): $err"
-fi
-run "$ctl" cgroup untag t1
-
-run "$ctl" new -- sh -c 'exit 7'
-[ $rc = 7 ] && pass ctl_new_exit_status ||
-	fail ctl_new_exit_status "exit $rc, want CMD's 7"
-
-run "$ctl" new -- no-such-command-xyz
-[ $rc = 127 ] && grep -q "'no-such-command-xyz'.*not found" <<<"$err" &&
-	pass ctl_new_not_found ||
-	fail ctl_new_not_found "exit $rc (want 127): $err"
-
-# Bad PATHs: a clear message naming the path, nothing tagged.
-expect_fail ctl_tag_file "$cg/t1/cgroup.procs is not a directory" \
-	"$ctl" cgroup tag $cg/t1/cgroup.procs
-expect_fail ctl_tag_missing "no-such-cg.*$cg/no-such-cg does not exist" \
-	"$ctl" cgroup tag no-such-cg
-expect_fail ctl_tag_not_cgroup "/tmp is not a cgroup" "$ctl" cgroup tag /tmp
-if command -v setpriv >/dev/null; then
-	expect_fail ctl_no_permission "permission denied.*run as root" \
-		setpriv --reuid=65534 --regid=65534 --clear-groups \
-		"$ctl" cgroup tag t1
-fi
-
-dump=$(map_dump cs_cgrp_tag)
-if [ -z "$dump" ]; then
-	echo "# no bpftool: cs_cgrp_tag not checked for leftovers"
-elif [ "$(tr -d ' \n' <<<"$dump")" = "[]" ]; then
-	pass ctl_no_leftover_tags
-else
-	fail ctl_no_leftover_tags "cs_cgrp_tag is not empty after the untags and failed tags: $(tr -d '\n' <<<"$dump")"
-fi
-
-stop_scheduler
-if [ "$(cat $scx/state)" = disabled ]; then
-	pass ctl_scheduler_stop
-else
-	fail ctl_scheduler_stop "state is '$(cat $scx/state)' 10 s after SIGINT"
-fi
-[ "$sched_rc" = 0 ] || echo "# $sched exited with status $sched_rc after SIGINT"
-
+stop_sched || fail ctl_scheduler_stop "sched_ext not disabled after SIGINT"
 expect_fail ctl_tag_after_stop "scx_coresched is not running" \
-	"$ctl" cgroup tag t1
-
-if [ $nfail != 0 ]; then
-	sched_log
-	exit 1
-fi
-exit 0
+	"$CTL" cgroup tag t_ctl1
+finish
