@@ -264,6 +264,15 @@ static void stop(struct helper *h)
 		a_.cookie;						\
 	})
 
+/* Helper @h reads its own cookie as @want. */
+#define CHECK_SELF(h, want)						\
+	do {								\
+		u64 g_ = SELF_COOKIE(h), w_ = (want);			\
+		CHECK(g_ == w_,						\
+		      "helper %s reads its own cookie as %#llx, expected %s = %#llx", \
+		      #h, g_, #want, w_);				\
+	} while (0)
+
 /* The leader and every thread of helper @h have cookie @want. */
 #define CHECK_ALL(h, want)						\
 	do {								\
@@ -573,7 +582,7 @@ static bool test_get_shared_equal(void)
 	CHECK_IS(getpid(), c);
 	CHECK_OK(core(SHARE_TO, a.pid, THREAD, 0));
 	CHECK_IS(a.pid, c);
-	CHECK_IS(SELF_COOKIE(&a), c);
+	CHECK_SELF(&a, c);
 	return true;
 }
 
@@ -907,7 +916,7 @@ static bool test_fork_inherits(void)
 	CHECK_OK(core(CREATE, 0, THREAD, 0));
 	c = MINE();
 	SPAWN(&a, 0);
-	CHECK_IS(SELF_COOKIE(&a), c);
+	CHECK_SELF(&a, c);
 	CHECK_ALL(&a, c);
 	return true;
 }
@@ -1071,7 +1080,7 @@ static bool test_perm_nobody_get_root(void)
 	CHECK_ERRNO(core(GET, root.pid, TGID, (unsigned long)&buf), EPERM);
 	CHECK_ERRNO(core(GET, root.pid, THREAD, (unsigned long)&buf + 4), EPERM);
 	CHECK(buf == POISON, "a failed GET wrote %#llx", buf);
-	CHECK(SELF_COOKIE(&root) == theirs, "the root task's cookie changed");
+	CHECK_SELF(&root, theirs);
 	return true;
 }
 
@@ -1087,7 +1096,7 @@ static bool test_perm_nobody_create_root(void)
 	CHECK_ERRNO(core(CREATE, root.tid[1], THREAD, 0), EPERM);
 	CHECK_ERRNO(core(CREATE, root.pid, TGID, 0), EPERM);
 	CHECK_ERRNO(core(CREATE, root.pid, PGID, 0), EPERM);
-	CHECK(SELF_COOKIE(&root) == theirs, "the root task's cookie changed");
+	CHECK_SELF(&root, theirs);
 	CHECK_IS(0, mine);
 	return true;
 }
@@ -1106,7 +1115,7 @@ static bool test_perm_nobody_share_root(void)
 	CHECK_ERRNO(core(SHARE_FROM, root.tid[2], THREAD, 0), EPERM);
 	/* EPERM comes before SHARE_FROM's scope check. */
 	CHECK_ERRNO(core(SHARE_FROM, root.pid, TGID, 0), EPERM);
-	CHECK(SELF_COOKIE(&root) == theirs, "the root task's cookie changed");
+	CHECK_SELF(&root, theirs);
 	CHECK_IS(0, mine);
 	return true;
 }
@@ -1128,14 +1137,14 @@ static bool test_perm_group_all_or_nothing(void)
 	CHECK_ERRNO(core(CREATE, own.pid, PGID, 0), EPERM);
 	CHECK_IS(0, mine);
 	CHECK_ALL(&own, mine);
-	CHECK(SELF_COOKIE(&root) == theirs, "the root task's cookie changed");
+	CHECK_SELF(&root, theirs);
 	CHECK_OK(core(CREATE, own.pid, TGID, 0));
 	co = COOKIE(own.pid);
 	CHECK(co != mine, "CREATE gave the caller's cookie again");
 	CHECK_ERRNO(core(SHARE_TO, 0, PGID, 0), EPERM);
 	CHECK_ALL(&own, co);
 	CHECK_IS(0, mine);
-	CHECK(SELF_COOKIE(&root) == theirs, "the root task's cookie changed");
+	CHECK_SELF(&root, theirs);
 	return true;
 }
 
@@ -1186,7 +1195,7 @@ static bool test_perm_nondumpable_eperm(void)
 	CHECK_ERRNO(core(CREATE, n.pid, TGID, 0), EPERM);
 	CHECK_ERRNO(core(SHARE_TO, n.pid, THREAD, 0), EPERM);
 	CHECK_ERRNO(core(SHARE_FROM, n.pid, THREAD, 0), EPERM);
-	CHECK(SELF_COOKIE(&n) == 0, "the non-dumpable task got a cookie");
+	CHECK_SELF(&n, 0);
 	/* Its own threads are always fine. */
 	CHECK_OK(core(CREATE, 0, TGID, 0));
 	CHECK_TAGGED(0);
@@ -1210,7 +1219,7 @@ static bool test_perm_target_saved_uid(void)
 	      "cannot become uid 65534: %s", strerror(errno));
 	CHECK_ERRNO(core(GET, saved_root.pid, THREAD, (unsigned long)&buf), EPERM);
 	CHECK_ERRNO(core(CREATE, saved_root.pid, THREAD, 0), EPERM);
-	CHECK(SELF_COOKIE(&saved_root) == 0, "the saved-root task got a cookie");
+	CHECK_SELF(&saved_root, 0);
 	CHECK_OK(core(GET, plain.pid, THREAD, (unsigned long)&buf));
 	CHECK_OK(core(CREATE, plain.pid, THREAD, 0));
 	CHECK_TAGGED(plain.pid);
@@ -1241,7 +1250,7 @@ static bool test_perm_target_more_caps(void)
 	      "cannot become uid 65534: %s", strerror(errno));
 	CHECK_ERRNO(core(GET, capable.pid, THREAD, (unsigned long)&buf), EPERM);
 	CHECK_ERRNO(core(CREATE, capable.pid, THREAD, 0), EPERM);
-	CHECK(SELF_COOKIE(&capable) == 0, "the capable task got a cookie");
+	CHECK_SELF(&capable, 0);
 	CHECK_OK(core(GET, plain.pid, THREAD, (unsigned long)&buf));
 	CHECK_OK(core(CREATE, plain.pid, THREAD, 0));
 	CHECK_TAGGED(plain.pid);
@@ -1287,7 +1296,7 @@ static bool test_perm_root_on_anyone(void)
 	CHECK_TAGGED(n.pid);
 	c = COOKIE(n.pid);
 	CHECK_ALL(&n, c);
-	CHECK(SELF_COOKIE(&n) == c, "the task does not see its new cookie");
+	CHECK_SELF(&n, c);
 	CHECK_OK(core(SHARE_FROM, n.tid[0], THREAD, 0));
 	CHECK_IS(0, c);
 	CHECK_OK(core(CREATE, 0, THREAD, 0));
