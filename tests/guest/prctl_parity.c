@@ -887,8 +887,8 @@ static bool test_pid_zero_is_caller(void)
 
 	CHECK(start_thread(&t, &r, CREATE, THREAD, false), "pthread_create");
 	CHECK_OK(r.err);
-	CHECK(r.self && r.self != POISON, "thread's own cookie %#llx, expected non-zero",
-	      r.self);
+	CHECK(r.self && r.self != POISON,
+	      "thread's own cookie %#llx, expected non-zero", r.self);
 	CHECK_IS(r.tid, r.self);
 	CHECK_ZERO(getpid());
 	CHECK_ZERO(0);
