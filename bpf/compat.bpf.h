@@ -13,7 +13,13 @@
 #define PF_IDLE 0x00000002
 #define PF_EXITING 0x00000004
 #define PF_KTHREAD 0x00200000
+#define ESRCH 3
+#define EFAULT 14
+#define ENODEV 19
+#define EINVAL 22
 #define ENOMEM 12
+#define EPERM 1
+#define CSS_ONLINE (1 << 1) /* include/linux/cgroup-defs.h */
 
 /* 6.12 kfuncs (kernel/sched/ext.c). */
 s32 scx_bpf_create_dsq(u64 dsq_id, s32 node) __ksym;

@@ -18,6 +18,15 @@ const volatile u32 mode = CS_MODE_STRICT;
 
 u64 core_word[CS_MAX_CPUS];
 
+/*
+ * Compare-and-swap attempts on one core word before giving up. Up to 7
+ * siblings race on a word, each changing it a few times per switch, so a
+ * CPU that loses this many times in a row is not contending any more: the
+ * state is broken, and the scheduler stops itself (fail closed) rather than
+ * run on with a word that no longer tells the truth.
+ */
+#define CS_CAS_TRIES 4096
+
 /* Indexes are masked rather than checked: the verifier follows masks. */
 static u32 core_of(s32 cpu)
 {
@@ -81,12 +90,14 @@ __attribute__((noinline)) u32 core_set_next(s32 cpu, u32 slot)
 
 	if (!wp)
 		return CS_SLOT_NONE;
-	for (i = 0; i < 16; i++) {
+	bpf_for(i, 0, CS_CAS_TRIES) {
 		u64 w = *(volatile u64 *)wp;
 
 		if (__sync_val_compare_and_swap(wp, w, cs_set_next(w, sib, slot)) == w)
 			return cs_next(w, sib);
 	}
+	cs_error("cpu %d: setting its claim to slot %u lost %d compare-and-swap races on core word %llx",
+		 cpu, slot, CS_CAS_TRIES, *(volatile u64 *)wp);
 	return CS_SLOT_NONE;
 }
 
@@ -96,9 +107,11 @@ __attribute__((noinline)) int core_set_cur(s32 cpu, u32 slot)
 	u64 *wp = core_word_of(cpu);
 	int sib = sib_of(cpu), i;
 
-	if (!wp)
-		return 0;
-	for (i = 0; i < 16; i++) {
+	if (!wp) {
+		cs_error("cpu %d has no core state word: not in the topology", cpu);
+		return -1;
+	}
+	bpf_for(i, 0, CS_CAS_TRIES) {
 		u64 w = *(volatile u64 *)wp;
 
 		if (cs_cur(w, sib) == slot)
@@ -106,6 +119,8 @@ __attribute__((noinline)) int core_set_cur(s32 cpu, u32 slot)
 		if (__sync_val_compare_and_swap(wp, w, cs_set_cur(w, sib, slot)) == w)
 			return 0;
 	}
+	cs_error("cpu %d: committing slot %u lost %d compare-and-swap races on core word %llx",
+		 cpu, slot, CS_CAS_TRIES, *(volatile u64 *)wp);
 	return -1;
 }
 

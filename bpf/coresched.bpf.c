@@ -4,7 +4,9 @@
  *
  * Every task has a cookie (its trust domain); untagged tasks share cookie
  * 0. The invariant: at no instant do two SMT siblings of one core run
- * tasks whose cookies differ (idle is compatible with everything).
+ * sched_ext tasks whose cookies differ (idle is compatible with
+ * everything); for tasks of other classes see 5. Cookies come from the
+ * tagging programs (tagging.bpf.c, cookie.bpf.h).
  *
  * 1. Queues. Each live cookie owns a slot (see tags.bpf.h) and a vtime-
  *    ordered DSQ with the slot's number. Tasks are only ever inserted into
@@ -55,11 +57,21 @@
  *    run its cookie, else to a fully idle core, else to an idle CPU whose
  *    siblings are compatible; never next to an incompatible cookie.
  *
- * 5. Outside our class. Stop/RT/DL tasks are not ours to queue. When one
- *    takes a CPU (ops.cpu_release), siblings running an incompatible cookie
- *    are kicked, and the commit hook records the intruder's cookie so no
- *    sibling starts a conflicting one meanwhile; kernel threads are cookie
- *    0 unless --trust-kthreads makes them compatible with everything.
+ * 5. Outside our class. Stop/RT/DL tasks are not ours to queue. Whenever
+ *    one starts on a CPU, whatever ran there before (idle, another RT task,
+ *    one of ours), the commit hook records its cookie as that CPU's claim
+ *    and cur, so no sibling starts a conflicting one, and kicks the siblings
+ *    that run one: they stop within an IPI, as with upstream. That window
+ *    is the one place where isolation is not strict. Kernel threads are
+ *    cookie 0 unless --trust-kthreads makes them compatible with everything.
+ *
+ * 6. Failing closed. A compare-and-swap on a core word that keeps losing
+ *    (CS_CAS_TRIES) or a CPU outside the topology stops the scheduler with
+ *    scx_bpf_error() rather than run on with a word that lies; the loader
+ *    then loads it again (and, with --fail-mode closed, switches SMT off
+ *    meanwhile). A running task whose cookie changes without a context
+ *    switch (re-queued by a cgroup move, nice or affinity change) commits
+ *    its new slot in ops.running and preempts conflicting siblings.
  *
  * Modes: strict (default) shares a core only within a cookie; fill also
  * lets untagged (cookie 0) work run beside any cookie; none disables
@@ -95,6 +107,12 @@ u64 live_mask[4]; /* slots with holders */
 u64 vnow; /* vtime of the most deserving cookie, monotonic */
 u8 core_last[CS_MAX_CPUS]; /* last slot claimed on each core */
 struct cs_exit_info exit_info;
+
+/* ops.exit writes one record here, so the loader wakes the moment it runs. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} exit_rb SEC(".maps");
 
 extern const void ext_sched_class __ksym; /* untyped: 6.12 BTF has no global vars */
 u32 scx_bpf_reenqueue_local(void) __ksym;
@@ -611,6 +629,14 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 		st->unclaimed_runs++;
 		impose(cpu, slot);
 	}
+	/*
+	 * Already current: no context switch follows (a running task whose
+	 * cookie changed, re-queued by a nice, affinity or cgroup change), so
+	 * the commit hook will not see it. Commit here: the task runs @slot
+	 * from now on.
+	 */
+	if (p == bpf_get_current_task_btf())
+		core_set_cur(cpu, slot);
 }
 
 void BPF_STRUCT_OPS(cs_stopping, struct task_struct *p, bool runnable)
@@ -700,18 +726,6 @@ s32 BPF_STRUCT_OPS(cs_init_task, struct task_struct *p,
 		return -ENOMEM;
 	tctx->slot = CS_SLOT_NONE;
 	tctx->wslot = CS_SLOT_NONE;
-
-	/* A forked task inherits its parent's per-task cookie. */
-	if (args->fork) {
-		u32 ptid = (u32)bpf_get_current_pid_tgid(), tid = p->pid;
-		struct cs_tag *tag = bpf_map_lookup_elem(&cs_task_tag, &ptid);
-
-		if (tag) {
-			struct cs_tag copy = *tag;
-
-			bpf_map_update_elem(&cs_task_tag, &tid, &copy, BPF_ANY);
-		}
-	}
 	return 0;
 }
 
@@ -719,7 +733,6 @@ void BPF_STRUCT_OPS(cs_exit_task, struct task_struct *p,
 		    struct scx_exit_task_args *args)
 {
 	struct task_ctx *tctx = task_ctx(p);
-	u32 tid = p->pid;
 
 	if (tctx) {
 		if (tctx->wslot != CS_SLOT_NONE)
@@ -727,9 +740,7 @@ void BPF_STRUCT_OPS(cs_exit_task, struct task_struct *p,
 		slot_release(tctx->slot);
 		tctx->slot = CS_SLOT_NONE;
 	}
-	/* Unloading also calls this; only a dead task loses its tag. */
-	if (p->flags & PF_EXITING)
-		bpf_map_delete_elem(&cs_task_tag, &tid);
+	/* The per-task cookie lives in task storage and dies with the task. */
 }
 
 s32 BPF_STRUCT_OPS(cs_cgroup_init, struct cgroup *cgrp,
@@ -747,7 +758,14 @@ void BPF_STRUCT_OPS(cs_cgroup_exit, struct cgroup *cgrp)
 	u64 id = cgrp->kn->id;
 
 	bpf_map_delete_elem(&cgrp_weight, &id);
-	bpf_map_delete_elem(&cs_cgrp_tag, &id);
+	/*
+	 * Unloading the scheduler calls this for every cgroup too. Only a
+	 * cgroup that is really being removed (cgroup_destroy_locked() has
+	 * cleared CSS_ONLINE on its self css) loses its tag; cgroup ids are
+	 * never reused while the system runs.
+	 */
+	if (!(cgrp->self.flags & CSS_ONLINE))
+		bpf_map_delete_elem(&cs_cgrp_tag, &id);
 }
 
 void BPF_STRUCT_OPS(cs_cgroup_set_weight, struct cgroup *cgrp, u32 weight)
@@ -806,6 +824,8 @@ void BPF_STRUCT_OPS(cs_exit, struct scx_exit_info *ei)
 	bpf_probe_read_kernel_str(exit_info.msg, sizeof(exit_info.msg),
 				  ei->msg);
 	exit_info.kind = ei->kind;
+	bpf_ringbuf_output(&exit_rb, &exit_info.kind, sizeof(exit_info.kind),
+			   BPF_RB_FORCE_WAKEUP);
 }
 
 /* Commit: at a context switch, record what this CPU now runs. */
@@ -822,7 +842,15 @@ static void commit(struct task_struct *p)
 		slot = tctx && tctx->slot != CS_SLOT_NONE ? tctx->slot :
 							    CS_SLOT_EXCL;
 	} else {
+		/*
+		 * Another class's task (RT, DL, stop) starts here, whatever ran
+		 * before: claim its cookie and preempt the siblings that run a
+		 * conflicting one. They stop within an IPI, as upstream's.
+		 */
 		slot = foreign_slot(p);
+		core_set_cur(cpu, slot);
+		impose(cpu, slot);
+		return;
 	}
 	core_set_cur(cpu, slot);
 }

@@ -11,7 +11,8 @@
  *
  * into a 32 MiB ring buffer. The cookie comes from one of two sources:
  *
- *   ours      cs_task_tag[tid] if present, else the tag of the nearest
+ *   ours      the task's cookie in cs_task_cookie (task storage) if
+ *             non-zero, else the tag of the nearest
  *             tagged cgroup v2 ancestor of the task's default-hierarchy
  *             cgroup (itself included, at most CS_MAX_CGRP_DEPTH levels
  *             up) in cs_cgrp_tag, else 0. The two maps are the ones
@@ -84,11 +85,11 @@ struct {
 } events SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct cs_tag);
-	__uint(max_entries, CS_MAX_TASK_TAGS);
-} cs_task_tag SEC(".maps");
+} cs_task_cookie SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -126,13 +127,11 @@ static __u64 cgrp_cookie(struct task_struct *p)
 static __u64 task_cookie(struct task_struct *p)
 {
 	struct cs_tag *tag;
-	__u32 tid;
 
 	if (source == OBS_SRC_UPSTREAM)
 		return BPF_CORE_READ(p, core_cookie);
-	tid = BPF_CORE_READ(p, pid);
-	tag = bpf_map_lookup_elem(&cs_task_tag, &tid);
-	return tag ? tag->cookie : cgrp_cookie(p);
+	tag = bpf_task_storage_get(&cs_task_cookie, p, NULL, 0);
+	return tag && tag->cookie ? tag->cookie : cgrp_cookie(p);
 }
 
 /*

@@ -2,47 +2,24 @@
 /*
  * Tagging: from a task to its cookie, and from a cookie to a slot.
  *
- * User space (coreschedctl) writes tags into pinned maps (and bumps
- * cs_ctl.tag_gen for tools that watch tags). A task's cookie is resolved
- * again at every enqueue and tick; its slot is cached with the cookie it
- * was taken for.
+ * The tags themselves live in the pinned maps of cookie.bpf.h. A task's
+ * cookie is resolved again at every enqueue and tick; its slot is cached
+ * with the cookie it was taken for.
  *
  * Slots are reference counted by the tasks that hold them. A slot's cookie
  * is only (re)assigned while nobody holds it, under slot_lock, so two live
- * cookies never share a slot. A freed slot waits CS_SLOT_QUARANTINE_NS in a
- * FIFO before reuse, so that a core state word still naming it (a sibling
- * that has not yet committed its switch away) cannot alias a new cookie.
+ * cookies never share a slot. A freed slot goes to the back of a FIFO, and
+ * is only given to a new cookie once no core state word names it any more
+ * (a sibling that has not yet committed its switch away): with no holder
+ * left, nothing can write it into a word again, so that check is a proof,
+ * not a timeout.
  * Two racing first users of one cookie may get two slots: that only
  * isolates the cookie from itself, never joins two cookies.
  */
 #ifndef __CS_TAGS_BPF_H
 #define __CS_TAGS_BPF_H
 
-#define CS_SLOT_QUARANTINE_NS (100ULL * 1000 * 1000)
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, CS_MAX_TASK_TAGS);
-	__type(key, u32);
-	__type(value, struct cs_tag);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} cs_task_tag SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, CS_MAX_CGRP_TAGS);
-	__type(key, u64);
-	__type(value, struct cs_tag);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} cs_cgrp_tag SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, u32);
-	__type(value, struct cs_ctl);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} cs_ctl SEC(".maps");
+#include "cookie.bpf.h"
 
 /* cpu.weight of every cgroup, for cgroup cookies. */
 struct {
@@ -63,11 +40,11 @@ struct {
 struct slot_table {
 	struct bpf_spin_lock lock;
 	u32 head, nr_free;
+	u64 gen; /* bumped whenever a slot is taken or freed */
 	u8 fifo[256];
 	/* 256 entries, indexed & 0xff, so the verifier can see the bounds. */
 	u64 cookie[256];
 	s32 ref[256];
-	u64 freed_at[256];
 };
 
 struct {
@@ -98,48 +75,6 @@ static struct task_ctx *task_ctx(struct task_struct *p)
 	return bpf_task_storage_get(&task_ctxs, p, NULL, 0);
 }
 
-/* The cookie of the nearest tagged ancestor of @p's cgroup, or 0. */
-static u64 cgroup_cookie(struct task_struct *p)
-{
-	struct cgroup *cg = BPF_CORE_READ(p, cgroups, dfl_cgrp);
-	int level, i;
-
-	if (!cg)
-		return 0;
-	level = BPF_CORE_READ(cg, level);
-	for (i = 0; i < CS_MAX_CGRP_DEPTH; i++) {
-		struct cgroup *anc = NULL;
-		struct cs_tag *tag;
-		u64 id;
-
-		if (level - i < 0)
-			break;
-		bpf_probe_read_kernel(&anc, sizeof(anc),
-				      &cg->ancestors[(level - i) & 0xff]);
-		if (!anc)
-			break;
-		id = BPF_CORE_READ(anc, kn, id);
-		tag = bpf_map_lookup_elem(&cs_cgrp_tag, &id);
-		if (tag)
-			return tag->cookie;
-	}
-	return 0;
-}
-
-/* Per-task tag first, then cgroup tag; kernel threads are never tagged. */
-static u64 task_cookie(struct task_struct *p)
-{
-	struct cs_tag *tag;
-	u32 tid = p->pid;
-
-	if (p->flags & PF_KTHREAD)
-		return 0;
-	tag = bpf_map_lookup_elem(&cs_task_tag, &tid);
-	if (tag)
-		return tag->cookie;
-	return cgroup_cookie(p);
-}
-
 static struct slot_table *slots(void)
 {
 	u32 zero = 0;
@@ -161,12 +96,31 @@ static void slot_table_init(void)
 	t->ref[0] = 1; /* slot 0: untagged, permanent */
 }
 
-/* Take a reference on the slot of @cookie, allocating one if needed. */
+/* Does any core's state word still name slot @s, as a claim or a commit? */
+__attribute__((noinline)) bool slot_in_core_words(u32 s)
+{
+	int c, i;
+
+	bpf_for(c, 0, CS_MAX_CPUS) {
+		u64 w = core_word[c & (CS_MAX_CPUS - 1)];
+
+		for (i = 0; i < CS_MAX_SMT; i++)
+			if (cs_next(w, i) == s || cs_cur(w, i) == s)
+				return true;
+	}
+	return false;
+}
+
+/*
+ * Take a reference on the slot of @cookie, allocating one if needed; a
+ * cookie that finds no free slot gets CS_SLOT_EXCL (runs alone on its core).
+ */
 static u8 slot_get(u64 cookie, bool *fresh)
 {
 	struct slot_table *t = slots();
-	u64 now = bpf_ktime_get_ns();
-	u32 *hintp, hint, s = CS_SLOT_EXCL;
+	u32 *hintp, hint, s = CS_SLOT_EXCL, peek;
+	u64 gen;
+	bool named;
 
 	*fresh = false;
 	if (!cookie)
@@ -179,6 +133,16 @@ static u8 slot_get(u64 cookie, bool *fresh)
 		hint = 0;
 
 	hint &= 0xff;
+	/*
+	 * Checked before the lock (no loops under it), and only when the hint
+	 * does not already name a live slot of this cookie; the generation
+	 * tells under the lock whether the free list moved meanwhile.
+	 */
+	gen = *(volatile u64 *)&t->gen;
+	peek = t->fifo[t->head & 0xff] & 0xff;
+	named = true;
+	if (!(hint && t->cookie[hint] == cookie && t->ref[hint] > 0))
+		named = slot_in_core_words(peek);
 	bpf_spin_lock(&t->lock);
 	if (hint && t->cookie[hint] == cookie && t->ref[hint] > 0) {
 		t->ref[hint]++;
@@ -186,15 +150,19 @@ static u8 slot_get(u64 cookie, bool *fresh)
 	} else if (t->nr_free) {
 		u32 cand = t->fifo[t->head & 0xff] & 0xff;
 
-		if (cand && cand < CS_NR_SLOTS &&
-		    (!t->freed_at[cand] ||
-		     now - t->freed_at[cand] > CS_SLOT_QUARANTINE_NS)) {
+		if (cand && cand < CS_NR_SLOTS && t->gen == gen && !named) {
+			t->gen++;
 			t->head++;
 			t->nr_free--;
 			t->cookie[cand] = cookie;
 			t->ref[cand] = 1;
 			s = cand;
 			*fresh = true;
+		} else if (t->gen == gen && t->nr_free > 1) {
+			/* Still named by a word: let the next free slot go first. */
+			t->fifo[(t->head + t->nr_free) & 0xff] = cand;
+			t->head++;
+			t->gen++;
 		}
 	}
 	bpf_spin_unlock(&t->lock);
@@ -208,7 +176,6 @@ static u8 slot_get(u64 cookie, bool *fresh)
 static void slot_put(u8 s)
 {
 	struct slot_table *t = slots();
-	u64 now = bpf_ktime_get_ns();
 	u32 idx = s & 0xff;
 
 	if (!idx || idx >= CS_NR_SLOTS || !t)
@@ -217,7 +184,7 @@ static void slot_put(u8 s)
 	if (t->ref[idx] > 0 && !--t->ref[idx]) {
 		t->fifo[(t->head + t->nr_free) & 0xff] = idx;
 		t->nr_free++;
-		t->freed_at[idx] = now;
+		t->gen++;
 	}
 	bpf_spin_unlock(&t->lock);
 }

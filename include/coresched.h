@@ -2,18 +2,22 @@
 /*
  * scx_coresched: definitions shared by the BPF side and user space.
  *
- * Tagging (which trust domain a task belongs to) lives in three maps that
- * the scheduler pins in bpffs under CS_PIN_DIR, so that coreschedctl and
- * the isolation observer can read and write them without talking to the
- * scheduler process:
+ * Tagging (which trust domain a task belongs to) lives in maps pinned in
+ * bpffs under CS_PIN_DIR, owned by the tagging programs (bpf/tagging.bpf.c),
+ * not by the scheduler: they outlive any one scheduler process, so a
+ * restart, a crash or an ejection loses no tag.
  *
- *   cs_task_tag  tid     -> struct cs_tag   per-task cookie (inherited on fork)
- *   cs_cgrp_tag  cgid    -> struct cs_tag   cgroup cookie (inherited by descendants)
- *   cs_ctl       0       -> struct cs_ctl   tag generation, bumped on every change
- *                                           (for tools that watch the tags)
+ *   cs_task_cookie  task storage     -> struct cs_tag  per-task cookie, kept
+ *                                       with the task (no PID reuse), set
+ *                                       through prctl(PR_SCHED_CORE),
+ *                                       inherited on fork and clone
+ *   cs_cgrp_tag     cgroup id (u64)  -> struct cs_tag  cgroup cookie
+ *                                       (inherited by descendants)
+ *   cs_ctl          0                -> struct cs_ctl  tag generation and
+ *                                       the per-task cookie counter
  *
- * A task's cookie is its cs_task_tag entry if it has one, else the tag of
- * its nearest tagged cgroup ancestor (itself included), else 0 (untagged).
+ * A task's cookie is its per-task cookie if it has one, else the tag of its
+ * nearest tagged cgroup ancestor (itself included), else 0 (untagged).
  * The scheduler resolves it whenever it queues the task and at every tick.
  */
 #ifndef __CORESCHED_H
@@ -28,7 +32,6 @@
 
 #define CS_MAX_CPUS 64
 #define CS_MAX_SMT 4
-#define CS_MAX_TASK_TAGS 65536
 #define CS_MAX_CGRP_TAGS 4096
 #define CS_MAX_CGRP_DEPTH 16
 
@@ -39,8 +42,17 @@ struct cs_tag {
 	__u64 cookie;
 };
 
+/* Map and link names under CS_PIN_DIR. */
+#define CS_MAP_TASK "cs_task_cookie"
+#define CS_MAP_CGRP "cs_cgrp_tag"
+#define CS_MAP_CTL "cs_ctl"
+#define CS_LINK_PRCTL "link_prctl" /* prctl(PR_SCHED_CORE) handler */
+#define CS_LINK_FORK "link_fork" /* cookie inheritance on fork/clone */
+
 struct cs_ctl {
 	__u64 tag_gen; /* bumped (atomically) after every tag change */
+	__u64 last_cookie; /* the last per-task cookie handed out */
+	__u64 inherit_failures; /* forks refused: no memory for the cookie */
 };
 
 /* Isolation modes (--mode). */

@@ -498,7 +498,8 @@ static bool kernel_has_core_cookie(void)
 	return found;
 }
 
-static int reuse_tag_map(struct bpf_map *map, const char *name, __u32 key_size)
+static int reuse_tag_map(struct bpf_map *map, const char *name,
+			 enum bpf_map_type type, __u32 key_size)
 {
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info);
@@ -518,13 +519,13 @@ static int reuse_tag_map(struct bpf_map *map, const char *name, __u32 key_size)
 		return fd;
 	}
 	err = bpf_map_get_info_by_fd(fd, &info, &len);
-	if (err || info.type != BPF_MAP_TYPE_HASH ||
-	    info.key_size != key_size ||
+	if (err || info.type != type || info.key_size != key_size ||
 	    info.value_size != sizeof(struct cs_tag)) {
 		fprintf(stderr,
-			PROG ": " CS_PIN_DIR "/%s is not a hash map with "
-			"%u-byte keys and %zu-byte values\n",
-			name, key_size, sizeof(struct cs_tag));
+			PROG ": " CS_PIN_DIR "/%s is not a map of type %d with "
+			"%u-byte keys and %zu-byte values (left by another "
+			"version? restart scx_coresched)\n",
+			name, type, key_size, sizeof(struct cs_tag));
 		close(fd);
 		return -EINVAL;
 	}
@@ -541,14 +542,13 @@ static int set_source(struct observe *skel, enum obs_source source)
 	int err;
 
 	if (source == OBS_SRC_UPSTREAM) {
-		/* The tag maps are unused: keep them tiny. */
-		bpf_map__set_max_entries(skel->maps.cs_task_tag, 1);
+		/* The tag maps are unused: keep the hash tiny. */
 		return bpf_map__set_max_entries(skel->maps.cs_cgrp_tag, 1);
 	}
-	err = reuse_tag_map(skel->maps.cs_task_tag, "cs_task_tag",
-			    sizeof(__u32));
-	return err ?: reuse_tag_map(skel->maps.cs_cgrp_tag, "cs_cgrp_tag",
-				    sizeof(__u64));
+	err = reuse_tag_map(skel->maps.cs_task_cookie, CS_MAP_TASK,
+			    BPF_MAP_TYPE_TASK_STORAGE, sizeof(int));
+	return err ?: reuse_tag_map(skel->maps.cs_cgrp_tag, CS_MAP_CGRP,
+				    BPF_MAP_TYPE_HASH, sizeof(__u64));
 }
 
 static bool layout_matches(struct observe *skel)

@@ -15,6 +15,8 @@
 #include "coresched.h"
 #include "cs_common.h"
 
+#define CS_FILEID_KERNFS 0xfe /* include/linux/exportfs.h: cgroupfs handles */
+
 static bool read_line(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "r");
@@ -120,6 +122,29 @@ bool cs_cgroup_path(__u64 id, char *buf, size_t len)
 	walk_found = false;
 	nftw(CS_CGROUP_ROOT, walk_one, 16, FTW_PHYS | FTW_MOUNT);
 	return walk_found;
+}
+
+int cs_cgroup_exists(__u64 id)
+{
+	union {
+		struct file_handle fh;
+		char buf[sizeof(struct file_handle) + sizeof(__u64)];
+	} h = { .fh = { .handle_bytes = sizeof(__u64),
+			.handle_type = CS_FILEID_KERNFS } };
+	int root, fd, err;
+
+	root = open(CS_CGROUP_ROOT, O_RDONLY | O_DIRECTORY);
+	if (root < 0)
+		return -errno;
+	memcpy(h.fh.f_handle, &id, sizeof(id));
+	fd = open_by_handle_at(root, &h.fh, O_RDONLY);
+	err = errno;
+	close(root);
+	if (fd >= 0) {
+		close(fd);
+		return 1;
+	}
+	return err == ESTALE || err == ENOENT ? 0 : -err;
 }
 
 __u64 cs_now_ns(void)

@@ -33,6 +33,12 @@ int cs_cgroup_id(const char *path, __u64 *id);
 /* Find the path of cgroup @id below CS_CGROUP_ROOT; false if not found. */
 bool cs_cgroup_path(__u64 id, char *buf, size_t len);
 
+/*
+ * Does cgroup @id still exist? 1 yes, 0 no, -errno if it cannot be told
+ * (open_by_handle_at() needs CAP_DAC_READ_SEARCH).
+ */
+int cs_cgroup_exists(__u64 id);
+
 /* Monotonic time in ns. */
 __u64 cs_now_ns(void);
 

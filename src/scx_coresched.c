@@ -20,8 +20,10 @@
 #include <bpf/libbpf.h>
 
 #include "cs_common.h"
+#include "cs_guard.h"
 #include "cs_policy.h"
 #include "cs_report.h"
+#include "cs_tagging.h"
 #include "cs_topo.h"
 
 /* The skeleton spells the BPF side's global variables with kernel types. */
@@ -49,6 +51,16 @@ static const char usage[] =
 	"  -k, --trust-kthreads kernel threads may run beside any cookie (default: they\n"
 	"                       are untagged, cookie 0)\n"
 	"  -s, --slice-us US    time slice in microseconds (default 5000)\n"
+	"  -f, --fail-mode MODE what happens while no isolation is possible (after an\n"
+	"                       ejection, a crash, or a stop):\n"
+	"                       open (default): tasks run on, SMT on, not isolated;\n"
+	"                       closed: SMT is switched off (" CS_SMT_CONTROL ")\n"
+	"                       the moment isolation ends, and on again once it is back.\n"
+	"                       A guard process covers a SIGKILL of this process.\n"
+	"      --no-restart     exit after an ejection instead of loading again\n"
+	"      --uninstall      (scheduler stopped) detach the tagging programs and\n"
+	"                       remove " CS_PIN_DIR ": every tag is lost and\n"
+	"                       prctl(PR_SCHED_CORE) goes to the kernel again\n"
 	"  -S, --stats SECS     print statistics every SECS seconds\n"
 	"  -j, --json           print statistics as JSON lines\n"
 	"  -v, --verbose        more messages (twice: libbpf debug output)\n"
@@ -58,7 +70,14 @@ static const char usage[] =
 	"cookie's share of charged core time, cookie switches/s, sibling kicks/s\n"
 	"and the worst enqueue-to-run wait in the interval.\n"
 	"\n"
-	"Tags live in maps pinned under " CS_PIN_DIR " and survive a restart.\n";
+	"If the kernel ejects the scheduler (an error, the watchdog, sysrq-S), it is\n"
+	"loaded again at once, then after growing delays (up to 8 s) if it keeps\n"
+	"failing; each time the reason is logged.\n"
+	"\n"
+	"Tags live in maps pinned under " CS_PIN_DIR ", served by tagging programs\n"
+	"whose links are pinned there too: tags are kept, given out through\n"
+	"prctl(PR_SCHED_CORE) and inherited on fork whether or not the scheduler\n"
+	"runs, and survive its restart, crash or ejection.\n";
 
 static volatile sig_atomic_t stop;
 static int verbose;
@@ -95,6 +114,9 @@ struct opts {
 	__u64 slice_ns;
 	double stats_secs;
 	bool json;
+	enum cs_fail_mode fail_mode;
+	bool restart;
+	bool uninstall;
 };
 
 static void parse_opts(int argc, char **argv, struct opts *o)
@@ -103,6 +125,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "mode", required_argument, NULL, 'm' },
 		{ "trust-kthreads", no_argument, NULL, 'k' },
 		{ "slice-us", required_argument, NULL, 's' },
+		{ "fail-mode", required_argument, NULL, 'f' },
+		{ "no-restart", no_argument, NULL, 'R' },
+		{ "uninstall", no_argument, NULL, 'U' },
 		{ "stats", required_argument, NULL, 'S' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -114,7 +139,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 
 	o->mode = CS_MODE_STRICT;
 	o->slice_ns = 5000000;
-	while ((c = getopt_long(argc, argv, "m:ks:S:jvh", lopts, NULL)) != -1) {
+	o->restart = true;
+	while ((c = getopt_long(argc, argv, "m:ks:f:S:jvh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			if (!strcmp(optarg, "strict"))
@@ -128,6 +154,20 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'k':
 			o->trust_kthreads = true;
+			break;
+		case 'f':
+			if (!strcmp(optarg, "open"))
+				o->fail_mode = CS_FAIL_OPEN;
+			else if (!strcmp(optarg, "closed"))
+				o->fail_mode = CS_FAIL_CLOSED;
+			else
+				die("--fail-mode '%s': use open or closed", optarg);
+			break;
+		case 'R':
+			o->restart = false;
+			break;
+		case 'U':
+			o->uninstall = true;
 			break;
 		case 's': {
 			long us = strtol(optarg, &end, 10);
@@ -160,9 +200,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		die("unexpected argument '%s' (see --help)", argv[optind]);
 }
 
-static void check_kernel(void)
+static void check_kernel(const struct opts *o)
 {
-	char state[64], ops[64];
+	char state[64], ops[64], err[512];
 	struct statfs sfs;
 
 	if (geteuid() != 0)
@@ -178,29 +218,10 @@ static void check_kernel(void)
 	}
 	if (statfs("/sys/fs/bpf", &sfs) || sfs.f_type != BPF_FS_MAGIC)
 		die("/sys/fs/bpf is not a bpf file system; mount it: mount -t bpf bpf /sys/fs/bpf");
-	if (mkdir(CS_PIN_DIR, 0700) && errno != EEXIST)
-		die("cannot create %s: %s", CS_PIN_DIR, strerror(errno));
-}
-
-/* Forget per-task tags of tasks that died while no scheduler ran. */
-static void prune_task_tags(int fd)
-{
-	__u32 key, next, *prev = NULL;
-	__u32 dead[256];
-	int n = 0, i;
-	char path[64];
-
-	while (!bpf_map_get_next_key(fd, prev, &next) && n < 256) {
-		snprintf(path, sizeof(path), "/proc/%u", next);
-		if (access(path, F_OK))
-			dead[n++] = next;
-		key = next;
-		prev = &key;
-	}
-	for (i = 0; i < n; i++)
-		bpf_map_delete_elem(fd, &dead[i]);
-	if (n && verbose)
-		fprintf(stderr, "scx_coresched: dropped %d tags of exited tasks\n", n);
+	if (cs_pin_dir_secure(err, sizeof(err)))
+		die("%s", err);
+	if (o->fail_mode == CS_FAIL_CLOSED && cs_smt_check(err, sizeof(err)))
+		die("%s", err);
 }
 
 static void set_topology(struct coresched *skel, const struct cs_topo *t)
@@ -241,81 +262,257 @@ static const char *mode_name(int mode)
 	return mode == CS_MODE_FILL ? "fill" : mode == CS_MODE_NONE ? "none" : "strict";
 }
 
-int main(int argc, char **argv)
-{
-	struct cs_snapshot *prev = calloc(1, sizeof(*prev));
-	struct cs_snapshot *cur = calloc(1, sizeof(*cur));
-	struct bpf_link *ops_link, *commit_link;
+/* One attached instance of the scheduler. */
+struct sched {
 	struct coresched *skel;
-	struct cs_interval iv;
-	struct cs_topo topo;
-	struct opts o = { 0 };
-	char err[512];
-	int ret;
+	struct bpf_link *ops_link, *commit_link;
+	struct ring_buffer *exit_rb;
+	bool ended; /* the kernel disabled it (exit_rb) */
+};
 
-	parse_opts(argc, argv, &o);
-	libbpf_set_print(libbpf_print);
-	check_kernel();
-	if (cs_topo_read(&topo, "/sys/devices/system/cpu", err, sizeof(err)))
-		die("%s", err);
-	if (!prev || !cur)
-		die("out of memory");
+enum run_end { RUN_STOPPED, RUN_EJECTED };
 
+static int on_exit_event(void *ctx, void *data, size_t len)
+{
+	(void)data;
+	(void)len;
+	((struct sched *)ctx)->ended = true;
+	return 0;
+}
+
+static void sched_destroy(struct sched *s)
+{
+	ring_buffer__free(s->exit_rb);
+	bpf_link__destroy(s->ops_link);
+	bpf_link__destroy(s->commit_link);
+	coresched__destroy(s->skel);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Load and attach the scheduler. 0, or -1 with a message in @err. */
+static int sched_start(struct sched *s, const struct opts *o,
+		       const struct cs_topo *topo, char *err, size_t len)
+{
 	/* -vv: also the verifier's statistics for every program. */
 	LIBBPF_OPTS(bpf_object_open_opts, open_opts, .pin_root_path = CS_PIN_DIR,
 		    .kernel_log_level = verbose >= 2 ? 4 : 0);
-	skel = coresched__open_opts(&open_opts);
-	if (!skel)
-		die("cannot open the BPF object: %s", strerror(errno));
-	set_topology(skel, &topo);
-	skel->rodata->mode = o.mode;
-	skel->rodata->trust_kthreads = o.trust_kthreads;
-	skel->rodata->slice_ns = o.slice_ns;
-	skel->rodata->grace_ns = o.slice_ns;
+	int ret;
 
-	ret = coresched__load(skel);
-	if (ret)
-		die("cannot load the BPF scheduler (%s); if %s holds maps of an older version, remove it: rm -rf %s",
-		    strerror(-ret), CS_PIN_DIR, CS_PIN_DIR);
-	prune_task_tags(bpf_map__fd(skel->maps.cs_task_tag));
+	memset(s, 0, sizeof(*s));
+	s->skel = coresched__open_opts(&open_opts);
+	if (!s->skel) {
+		snprintf(err, len, "cannot open the BPF object: %s", strerror(errno));
+		return -1;
+	}
+	set_topology(s->skel, topo);
+	s->skel->rodata->mode = o->mode;
+	s->skel->rodata->trust_kthreads = o->trust_kthreads;
+	s->skel->rodata->slice_ns = o->slice_ns;
+	s->skel->rodata->grace_ns = o->slice_ns;
 
-	commit_link = bpf_program__attach(skel->progs.cs_commit);
-	if (!commit_link)
-		die("cannot attach the context-switch commit hook (sched_switch): %s",
-		    strerror(errno));
+	ret = coresched__load(s->skel);
+	if (ret) {
+		snprintf(err, len,
+			 "cannot load the BPF scheduler (%s); if %s holds maps of an older version, stop every scx_coresched and remove it: rm -rf %s (tags are lost)",
+			 strerror(-ret), CS_PIN_DIR, CS_PIN_DIR);
+		goto fail;
+	}
+	s->exit_rb = ring_buffer__new(bpf_map__fd(s->skel->maps.exit_rb),
+				      on_exit_event, s, NULL);
+	if (!s->exit_rb) {
+		snprintf(err, len, "cannot open the exit ring buffer: %s",
+			 strerror(errno));
+		goto fail;
+	}
+	s->commit_link = bpf_program__attach(s->skel->progs.cs_commit);
+	if (!s->commit_link) {
+		snprintf(err, len,
+			 "cannot attach the context-switch commit hook (sched_switch): %s",
+			 strerror(errno));
+		goto fail;
+	}
+	s->ops_link = bpf_map__attach_struct_ops(s->skel->maps.coresched_ops);
+	if (!s->ops_link) {
+		snprintf(err, len,
+			 "cannot attach the scheduler: %s (is another sched_ext scheduler loading?)",
+			 strerror(errno));
+		goto fail;
+	}
+	return 0;
+fail:
+	sched_destroy(s);
+	return -1;
+}
 
-	ops_link = bpf_map__attach_struct_ops(skel->maps.coresched_ops);
-	if (!ops_link)
-		die("cannot attach the scheduler: %s (is another sched_ext scheduler loading?)",
-		    strerror(errno));
+/*
+ * Print statistics until a signal stops us or the kernel disables the
+ * scheduler. The exit ring buffer wakes us the moment ops.exit runs.
+ */
+static enum run_end sched_wait(struct sched *s, const struct opts *o,
+			       const struct cs_topo *topo)
+{
+	int wait_ms = o->stats_secs > 0 ? (int)(o->stats_secs * 1000) : 1000;
+	struct cs_snapshot *prev = calloc(1, sizeof(*prev));
+	struct cs_snapshot *cur = calloc(1, sizeof(*cur));
+	struct cs_interval iv;
+	__u64 next = cs_now_ns() + (__u64)wait_ms * 1000000;
 
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	fprintf(stderr,
-		"scx_coresched: enabled, mode %s, %d CPUs in %d cores (SMT %d), slice %llu us, kernel threads %s\n",
-		mode_name(o.mode), topo.nr_cpus, topo.nr_cores, topo.smt,
-		(unsigned long long)(o.slice_ns / 1000),
-		o.trust_kthreads ? "trusted" : "untagged");
+	if (!prev || !cur)
+		die("out of memory");
+	snapshot(s->skel, prev);
+	while (!stop && !s->ended && !s->skel->bss->exit_info.kind) {
+		__u64 now = cs_now_ns();
 
-	snapshot(skel, prev);
-	while (!stop && !skel->bss->exit_info.kind) {
-		usleep(o.stats_secs > 0 ? (useconds_t)(o.stats_secs * 1e6) : 200000);
-		if (o.stats_secs <= 0 || stop || skel->bss->exit_info.kind)
+		if (now < next) {
+			ring_buffer__poll(s->exit_rb,
+					  (int)((next - now) / 1000000) + 1);
 			continue;
-		snapshot(skel, cur);
-		cs_interval_compute(&topo, prev, cur, &iv);
-		cs_interval_print(stdout, &topo, cur, &iv, o.json);
+		}
+		next = now + (__u64)wait_ms * 1000000;
+		if (o->stats_secs <= 0)
+			continue;
+		snapshot(s->skel, cur);
+		cs_interval_compute(topo, prev, cur, &iv);
+		cs_interval_print(stdout, topo, cur, &iv, o->json);
 		*prev = *cur;
 	}
-
-	bpf_link__destroy(ops_link);
-	bpf_link__destroy(commit_link);
-	ret = skel->bss->exit_info.kind >= 1024; /* SCX_EXIT_ERROR and up */
-	fprintf(stderr, "scx_coresched: detached: %s%s%s\n",
-		skel->bss->exit_info.reason[0] ? skel->bss->exit_info.reason : "unknown",
-		skel->bss->exit_info.msg[0] ? ": " : "", skel->bss->exit_info.msg);
-	coresched__destroy(skel);
 	free(prev);
 	free(cur);
-	return ret;
+	return stop ? RUN_STOPPED : RUN_EJECTED;
+}
+
+static void log_exit(struct sched *s)
+{
+	struct cs_exit_info *ei = &s->skel->bss->exit_info;
+
+	fprintf(stderr, "scx_coresched: detached: %s%s%s\n",
+		ei->reason[0] ? ei->reason : "unknown", ei->msg[0] ? ": " : "",
+		ei->msg);
+}
+
+/* The SMT topology from sysfs, or the cached one while SMT is off. */
+static void read_topology(struct cs_topo *topo)
+{
+	char err[512];
+
+	if (!cs_topo_read(topo, "/sys/devices/system/cpu", err, sizeof(err))) {
+		cs_topo_save(topo);
+		return;
+	}
+	if (!cs_topo_load(topo)) {
+		fprintf(stderr,
+			"scx_coresched: %s; using the topology cached at the last start (SMT is off?)\n",
+			err);
+		return;
+	}
+	die("%s", err);
+}
+
+/* Delay before restart number @n after an ejection: 0, 250 ms, ... 8 s. */
+static unsigned int restart_delay_ms(int n)
+{
+	return n <= 1 ? 0 : n > 6 ? 8000 : 250u << (n - 2);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	struct cs_topo topo;
+	struct sched s;
+	char err[768];
+	int restarts = 0, gfd = -1;
+	__u64 lost_at = 0, started_at = 0;
+	pid_t guard = 0;
+	enum run_end end;
+
+	parse_opts(argc, argv, &o);
+	libbpf_set_print(libbpf_print);
+	if (o.uninstall) {
+		if (geteuid() != 0)
+			die("--uninstall needs root");
+		if (cs_tagging_uninstall(err, sizeof(err)))
+			die("%s", err);
+		return 0;
+	}
+	check_kernel(&o);
+	read_topology(&topo);
+	if (cs_tagging_install(topo.smt > 1, verbose, err, sizeof(err)))
+		die("%s", err);
+	restarts = cs_prune_cgroup_tags();
+	if (restarts && verbose)
+		fprintf(stderr,
+			"scx_coresched: dropped the tags of %d removed cgroups\n",
+			restarts);
+	restarts = 0;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+
+	for (;;) {
+		if (sched_start(&s, &o, &topo, err, sizeof(err))) {
+			if (!lost_at)
+				die("%s", err);
+			fprintf(stderr, "scx_coresched: restart failed: %s\n", err);
+			goto again;
+		}
+		started_at = cs_now_ns();
+		if (cs_smt_restore(err, sizeof(err)) < 0)
+			fprintf(stderr, "scx_coresched: %s\n", err);
+		if (o.fail_mode == CS_FAIL_CLOSED) {
+			guard = cs_guard_start(&gfd);
+			if (guard < 0)
+				die("cannot start the guard process: %s",
+				    strerror(errno));
+		}
+		if (lost_at)
+			fprintf(stderr,
+				"scx_coresched: isolating again %.1f ms after it was lost (restart %d)\n",
+				(double)(started_at - lost_at) / 1e6, restarts);
+		else
+			fprintf(stderr,
+				"scx_coresched: enabled, mode %s, %d CPUs in %d cores (SMT %d), slice %llu us, kernel threads %s, fail-mode %s\n",
+				mode_name(o.mode), topo.nr_cpus, topo.nr_cores,
+				topo.smt, (unsigned long long)(o.slice_ns / 1000),
+				o.trust_kthreads ? "trusted" : "untagged",
+				o.fail_mode == CS_FAIL_CLOSED ? "closed" : "open");
+		lost_at = 0;
+
+		end = sched_wait(&s, &o, &topo);
+		if (end == RUN_EJECTED)
+			lost_at = cs_now_ns();
+		/* Closed: SMT goes off before the scheduler lets go (if it still holds). */
+		if (o.fail_mode == CS_FAIL_CLOSED) {
+			if (cs_smt_off(err, sizeof(err)))
+				fprintf(stderr, "scx_coresched: %s\n", err);
+			else if (end == RUN_EJECTED)
+				fprintf(stderr,
+					"scx_coresched: SMT off %.1f ms after isolation was lost\n",
+					(double)(cs_now_ns() - lost_at) / 1e6);
+			cs_guard_stop(guard, gfd);
+			guard = 0;
+			gfd = -1;
+		}
+		/* Detaching runs ops.exit, which fills in the exit reason. */
+		bpf_link__destroy(s.ops_link);
+		s.ops_link = NULL;
+		log_exit(&s);
+		sched_destroy(&s);
+		if (end == RUN_STOPPED) {
+			if (o.fail_mode == CS_FAIL_CLOSED)
+				fprintf(stderr,
+					"scx_coresched: SMT stays off (fail-mode closed); start scx_coresched again, or switch it on: echo on > %s\n",
+					CS_SMT_CONTROL);
+			return 0;
+		}
+		fprintf(stderr, "scx_coresched: the kernel ejected the scheduler: isolation is %s\n",
+			o.fail_mode == CS_FAIL_CLOSED ? "closed by SMT off" : "OFF until it restarts");
+		if (!o.restart)
+			return 1;
+		if (cs_now_ns() - started_at > 30ULL * 1000000000)
+			restarts = 0;
+again:
+		restarts++;
+		usleep(restart_delay_ms(restarts) * 1000);
+		if (stop)
+			return 1;
+	}
 }

@@ -68,7 +68,9 @@ stop_bg
 stop_sched
 [ "$mode" = strict ] || finish
 
-# The kernel's own core scheduling on the same kind of load.
+# The kernel's own core scheduling on the same kind of load. Our tagging
+# programs answer prctl(PR_SCHED_CORE) while installed: remove them first.
+"$SCHED" --uninstall || fail "isolation_uninstall_$topo" "scx_coresched --uninstall failed"
 gcc -O2 -pthread -o "$TMP/cookie_spin" tests/guest/cookie_spin.c || finish
 for t in 1 2 3; do
 	spawn "$TMP/cookie_spin" "$NCPU" $((secs + 20))

@@ -112,7 +112,7 @@ observe_bg() {
 # ensure_pins: the tag maps the observer reads exist (pinned by a first
 # start of the scheduler; they outlive it).
 ensure_pins() {
-	[ -e /sys/fs/bpf/scx_coresched/cs_task_tag ] && return 0
+	[ -e /sys/fs/bpf/scx_coresched/cs_task_cookie ] && return 0
 	start_sched && stop_sched
 }
 

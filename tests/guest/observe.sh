@@ -110,11 +110,11 @@ spin_in() {
 
 make_tag_maps() {
 	mkdir -p "$pin" && made_pin=1 &&
-		bpftool map create "$pin/cs_task_tag" type hash key 4 value 8 \
-			entries 65536 name cs_task_tag &&
+		bpftool map create "$pin/cs_task_cookie" type task_storage key 4 value 8 \
+			entries 0 name cs_task_cookie flags 1 &&
 		bpftool map create "$pin/cs_cgrp_tag" type hash key 8 value 8 \
 			entries 4096 name cs_cgrp_tag &&
-		bpftool map create "$pin/cs_ctl" type array key 4 value 8 \
+		bpftool map create "$pin/cs_ctl" type array key 4 value 24 \
 			entries 1 name cs_ctl
 }
 
@@ -126,7 +126,7 @@ test_bad_input() {
 		echo "# $pin exists: missing-map case skipped"
 	else
 		why+=$(expect_bad "--source ours without tag maps" \
-			"$pin/cs_task_tag" --source ours --duration 1)
+			"$pin/cs_task_cookie" --source ours --duration 1)
 	fi
 	if [ -n "$why" ]; then
 		fail $name "$why"

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The pinned tag maps and the one rule that turns them into a task's
+ * cookie, shared by the tagging programs (tagging.bpf.c) and the scheduler
+ * (coresched.bpf.c). Both objects pin these maps by name under CS_PIN_DIR,
+ * so whichever loads first creates them and the other reuses them.
+ *
+ * A task's cookie: its per-task cookie (task storage, set through prctl or
+ * inherited on fork) if non-zero, else the tag of the nearest tagged
+ * ancestor of its cgroup v2 (itself included, CS_MAX_CGRP_DEPTH levels at
+ * most), else 0. Kernel threads are never tagged.
+ */
+#ifndef __CS_COOKIE_BPF_H
+#define __CS_COOKIE_BPF_H
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct cs_tag);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} cs_task_cookie SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CS_MAX_CGRP_TAGS);
+	__type(key, u64);
+	__type(value, struct cs_tag);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} cs_cgrp_tag SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct cs_ctl);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} cs_ctl SEC(".maps");
+
+static struct cs_ctl *tag_ctl(void)
+{
+	u32 zero = 0;
+
+	return bpf_map_lookup_elem(&cs_ctl, &zero);
+}
+
+/* The cookie of the nearest tagged ancestor of @p's cgroup, or 0. */
+static u64 cgroup_cookie(struct task_struct *p)
+{
+	struct cgroup *cg = BPF_CORE_READ(p, cgroups, dfl_cgrp);
+	int level, i;
+
+	if (!cg)
+		return 0;
+	level = BPF_CORE_READ(cg, level);
+	for (i = 0; i < CS_MAX_CGRP_DEPTH; i++) {
+		struct cgroup *anc = NULL;
+		struct cs_tag *tag;
+		u64 id;
+
+		if (level - i < 0)
+			break;
+		bpf_probe_read_kernel(&anc, sizeof(anc),
+				      &cg->ancestors[(level - i) & 0xff]);
+		if (!anc)
+			break;
+		id = BPF_CORE_READ(anc, kn, id);
+		tag = bpf_map_lookup_elem(&cs_cgrp_tag, &id);
+		if (tag)
+			return tag->cookie;
+	}
+	return 0;
+}
+
+/* The per-task cookie of @p (0 if it has none); @p must be trusted. */
+static u64 own_cookie(struct task_struct *p)
+{
+	struct cs_tag *tag = bpf_task_storage_get(&cs_task_cookie, p, NULL, 0);
+
+	return tag ? tag->cookie : 0;
+}
+
+/* Per-task cookie first, then cgroup tag; kernel threads are never tagged. */
+static u64 task_cookie(struct task_struct *p)
+{
+	u64 cookie;
+
+	if (p->flags & PF_KTHREAD)
+		return 0;
+	cookie = own_cookie(p);
+	return cookie ? cookie : cgroup_cookie(p);
+}
+
+#endif /* __CS_COOKIE_BPF_H */

@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * scx_coresched tagging: per-task cookies kept with the task, given out
+ * through prctl(PR_SCHED_CORE) exactly as the kernel's own core scheduling
+ * does, so that util-linux coresched, cloud-hypervisor or crosvm work
+ * unchanged. These programs are separate from the scheduler and their links
+ * are pinned in bpffs: tags keep being given, inherited and kept while no
+ * scheduler runs (a restart, a crash, an ejection), and the kernel's own
+ * core scheduling never engages beside ours.
+ *
+ * 1. Storage. A task's cookie is a u64 in task storage (cs_task_cookie):
+ *    it lives and dies with the task, so a reused PID never inherits a dead
+ *    tenant's cookie. New cookies come from a 63-bit counter in cs_ctl and
+ *    are never reused; cgroup cookies have bit 63 set (coresched.h).
+ *
+ * 2. Inheritance. The task_alloc LSM hook runs in copy_process() in the
+ *    parent (current), before the child can run: the child gets the
+ *    cookie of the thread that forked or cloned it, as upstream's
+ *    sched_core_fork() does. If its storage cannot be allocated the fork
+ *    fails with ENOMEM (fail closed) and cs_ctl counts it. exec keeps it.
+ *
+ * 3. prctl. A kprobe on the prctl syscall answers PR_SCHED_CORE itself and
+ *    overrides the syscall's return value (bpf_override_return), so the
+ *    kernel's sched_core_share_pid() never runs. A BPF LSM program cannot
+ *    do this: its 0 means "not handled", after which the kernel's own code
+ *    runs. The answer follows sched_core_share_pid() check by check:
+ *
+ *      ENODEV  the machine has no SMT
+ *      EINVAL  scope > process group, command >= PR_SCHED_CORE_MAX,
+ *              pid < 0, or a 5th argument to anything but GET
+ *      ESRCH   no task has that pid in the caller's PID namespace
+ *      EPERM   the caller may not ptrace-read the task (or, for a group
+ *              scope, any task of the group); nothing is changed then
+ *      GET     scope thread and an 8-byte aligned address, else EINVAL;
+ *              writes the task's cookie (0: none), EFAULT if it cannot
+ *      CREATE  a fresh cookie for the task, its thread group or its
+ *              process group
+ *      SHARE_TO    the caller's cookie, to the task or its group
+ *      SHARE_FROM  the task's cookie, to the caller (scope thread only)
+ *
+ *    Example: a VMM thread 100 calls prctl(PR_SCHED_CORE, CREATE, 0,
+ *    THREAD_GROUP, 0). Its pid namespace is the initial one, pid 0 is the
+ *    caller; threads 100, 101 and 102 share its thread group and all pass
+ *    the permission check; cs_ctl.last_cookie goes 41 -> 42 and the three
+ *    threads get cookie 42, then cs_ctl.tag_gen is bumped. A vCPU thread
+ *    it clones afterwards gets 42 at task_alloc. prctl returns 0.
+ *
+ *    The cookie a task is given or reports is its effective one: its own,
+ *    else its cgroup's (see cookie.bpf.h), so SHARE_FROM a task of a
+ *    tagged cgroup joins that cgroup's trust domain.
+ *
+ * The permission rule is upstream's __ptrace_may_access() for
+ * PTRACE_MODE_READ_REALCREDS: same thread group; or the caller's real uid
+ * and gid equal the target's real, effective and saved ones; or the caller
+ * has CAP_SYS_PTRACE over the target's user namespace. A target whose mm
+ * is not dumpable, or (commoncap) that holds permitted capabilities the
+ * caller lacks, also needs that capability. Other LSMs' ptrace checks
+ * (Yama, SELinux) are not consulted. Group scopes are walked with the task iterator
+ * without the tasklist lock: a task forked during the walk inherits from
+ * its parent, before or after the change.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "coresched.h"
+#include "compat.bpf.h"
+#include "cookie.bpf.h"
+
+char _license[] SEC("license") = "GPL";
+
+/* include/uapi/linux/prctl.h */
+#define PR_SCHED_CORE 62
+#define PR_SCHED_CORE_GET 0
+#define PR_SCHED_CORE_CREATE 1
+#define PR_SCHED_CORE_SHARE_TO 2
+#define PR_SCHED_CORE_SHARE_FROM 3
+#define PR_SCHED_CORE_MAX 4
+#define SCOPE_THREAD 0 /* PIDTYPE_PID */
+#define SCOPE_THREAD_GROUP 1 /* PIDTYPE_TGID */
+#define SCOPE_PROCESS_GROUP 2 /* PIDTYPE_PGID */
+
+#define CAP_SYS_PTRACE 19
+#define SUID_DUMP_USER 1
+#define MMF_DUMPABLE_MASK 3
+#define MAX_USERNS_DEPTH 33 /* kernel/user_namespace.c: 32 levels below init */
+#define MAX_PIDNS_LEVEL 32 /* MAX_PID_NS_LEVEL */
+
+/* The open-coded task iterator (kernel/bpf/task_iter.c, Linux 6.7+). */
+int bpf_iter_task_new(struct bpf_iter_task *it, struct task_struct *task,
+		      unsigned int flags) __ksym;
+struct task_struct *bpf_iter_task_next(struct bpf_iter_task *it) __ksym;
+void bpf_iter_task_destroy(struct bpf_iter_task *it) __ksym;
+
+/* Set by the loader: does any core have more than one thread? */
+const volatile bool smt_present = true;
+
+/* Tasks whose prctl goes to the kernel (the loader's own, while it adopts). */
+u32 bypass_tgid;
+
+/* How the last calls went, for tests and --verbose. */
+u64 nr_prctl_calls;
+u64 nr_prctl_errors;
+
+static struct task_struct *current_task(void)
+{
+	return bpf_get_current_task_btf();
+}
+
+/*
+ * The struct pid that names @p for @type, as the kernel's task_pid_type():
+ * one value for every task in the same thread (group, process group).
+ */
+static struct pid *pid_of_type(struct task_struct *p, int type)
+{
+	if (type == SCOPE_THREAD)
+		return BPF_CORE_READ(p, thread_pid);
+	if (type == SCOPE_THREAD_GROUP)
+		return BPF_CORE_READ(p, signal, pids[PIDTYPE_TGID]);
+	return BPF_CORE_READ(p, signal, pids[PIDTYPE_PGID]);
+}
+
+/* The number of @pid in namespace @ns at @level, or 0 if not visible there. */
+static s32 pid_nr_in(struct pid *pid, struct pid_namespace *ns, u32 level)
+{
+	struct upid up = {};
+	void *at;
+
+	if (!pid || BPF_CORE_READ(pid, level) < level ||
+	    level >= MAX_PIDNS_LEVEL)
+		return 0;
+	at = (void *)pid + bpf_core_field_offset(struct pid, numbers) +
+	     level * bpf_core_type_size(struct upid);
+	if (bpf_probe_read_kernel(&up, sizeof(up), at))
+		return 0;
+	return up.ns == ns ? up.nr : 0;
+}
+
+/*
+ * Does the caller hold @cap over user namespace @ns? The kernel's
+ * cap_capable(): walk @ns up to the caller's namespace, where the
+ * capability must be effective; the owner of a child namespace of the
+ * caller's has every capability in it.
+ */
+static bool has_cap_over(const struct cred *cred, struct user_namespace *ns,
+			 int cap)
+{
+	struct user_namespace *mine = BPF_CORE_READ(cred, user_ns);
+	int i;
+
+	for (i = 0; i < MAX_USERNS_DEPTH && ns; i++) {
+		if (ns == mine)
+			return BPF_CORE_READ(cred, cap_effective.val) &
+			       (1ULL << cap);
+		if (BPF_CORE_READ(ns, level) <= BPF_CORE_READ(mine, level))
+			return false;
+		if (BPF_CORE_READ(ns, parent) == mine &&
+		    BPF_CORE_READ(ns, owner.val) == BPF_CORE_READ(cred, euid.val))
+			return true;
+		ns = BPF_CORE_READ(ns, parent);
+	}
+	return false;
+}
+
+/* __ptrace_may_access(@t, PTRACE_MODE_READ_REALCREDS) by the caller. */
+static bool may_access(struct task_struct *cur, struct task_struct *t)
+{
+	const struct cred *cred = BPF_CORE_READ(cur, cred);
+	const struct cred *tcred = BPF_CORE_READ(t, real_cred);
+	u32 uid = BPF_CORE_READ(cred, uid.val), gid = BPF_CORE_READ(cred, gid.val);
+	struct mm_struct *mm;
+
+	if (BPF_CORE_READ(cur, signal) == BPF_CORE_READ(t, signal))
+		return true;
+	if (!(uid == BPF_CORE_READ(tcred, euid.val) &&
+	      uid == BPF_CORE_READ(tcred, suid.val) &&
+	      uid == BPF_CORE_READ(tcred, uid.val) &&
+	      gid == BPF_CORE_READ(tcred, egid.val) &&
+	      gid == BPF_CORE_READ(tcred, sgid.val) &&
+	      gid == BPF_CORE_READ(tcred, gid.val)) &&
+	    !has_cap_over(cred, BPF_CORE_READ(tcred, user_ns), CAP_SYS_PTRACE))
+		return false;
+	mm = BPF_CORE_READ(t, mm);
+	if (mm && (BPF_CORE_READ(mm, flags) & MMF_DUMPABLE_MASK) != SUID_DUMP_USER &&
+	    !has_cap_over(cred, BPF_CORE_READ(mm, user_ns), CAP_SYS_PTRACE))
+		return false;
+	/* commoncap: the target may not hold capabilities the caller lacks. */
+	if (BPF_CORE_READ(cred, user_ns) == BPF_CORE_READ(tcred, user_ns) &&
+	    !(BPF_CORE_READ(tcred, cap_permitted.val) &
+	      ~BPF_CORE_READ(cred, cap_permitted.val)))
+		return true;
+	return has_cap_over(cred, BPF_CORE_READ(tcred, user_ns), CAP_SYS_PTRACE);
+}
+
+/* What one prctl call asks for, and what the walks found. */
+struct core_req {
+	u32 cmd;
+	s32 pid;
+	u32 type;
+	u64 uaddr;
+	struct pid *grp; /* the target's pid of @type */
+	u64 target_cookie; /* the target's effective cookie */
+	u64 cookie; /* the cookie to give */
+	bool found;
+	bool denied;
+	bool nomem;
+};
+
+/*
+ * Find the target: pid 0 is the caller, otherwise the task with that pid
+ * in the caller's PID namespace (find_task_by_vpid()).
+ */
+static void find_target(struct core_req *rq, struct task_struct *cur)
+{
+	struct pid *mine = BPF_CORE_READ(cur, thread_pid);
+	u32 level = BPF_CORE_READ(mine, level);
+	struct pid_namespace *ns = NULL;
+	struct upid up = {};
+	struct task_struct *t;
+
+	if (rq->pid == 0) {
+		rq->found = true;
+		rq->grp = pid_of_type(cur, rq->type);
+		rq->target_cookie = task_cookie(cur);
+		rq->denied = !may_access(cur, cur);
+		return;
+	}
+	if (level < MAX_PIDNS_LEVEL &&
+	    !bpf_probe_read_kernel(&up, sizeof(up),
+				   (void *)mine +
+					   bpf_core_field_offset(struct pid, numbers) +
+					   level * bpf_core_type_size(struct upid)))
+		ns = up.ns;
+	bpf_for_each(task, t, NULL, BPF_TASK_ITER_ALL_THREADS) {
+		if (pid_nr_in(BPF_CORE_READ(t, thread_pid), ns, level) != rq->pid)
+			continue;
+		rq->found = true;
+		rq->grp = pid_of_type(t, rq->type);
+		rq->target_cookie = task_cookie(t);
+		rq->denied = !may_access(cur, t);
+		break;
+	}
+}
+
+/*
+ * Check every task of the target's group, and make sure each has storage,
+ * so that the second walk cannot fail half-way (upstream also checks all
+ * before changing any).
+ */
+static void check_group(struct core_req *rq, struct task_struct *cur)
+{
+	struct task_struct *t;
+
+	bpf_for_each(task, t, NULL, BPF_TASK_ITER_ALL_THREADS) {
+		if (pid_of_type(t, rq->type) != rq->grp)
+			continue;
+		if (!may_access(cur, t)) {
+			rq->denied = true;
+			break;
+		}
+		if (!bpf_task_storage_get(&cs_task_cookie, t, NULL,
+					  BPF_LOCAL_STORAGE_GET_F_CREATE)) {
+			rq->nomem = true;
+			break;
+		}
+	}
+}
+
+static void set_group(struct core_req *rq)
+{
+	struct task_struct *t;
+	struct cs_tag *tag;
+
+	bpf_for_each(task, t, NULL, BPF_TASK_ITER_ALL_THREADS) {
+		if (pid_of_type(t, rq->type) != rq->grp)
+			continue;
+		tag = bpf_task_storage_get(&cs_task_cookie, t, NULL, 0);
+		if (tag)
+			tag->cookie = rq->cookie;
+	}
+}
+
+static u64 new_cookie(void)
+{
+	struct cs_ctl *ctl = tag_ctl();
+
+	return ctl ? __sync_add_and_fetch(&ctl->last_cookie, 1) : 0;
+}
+
+static void tags_changed(void)
+{
+	struct cs_ctl *ctl = tag_ctl();
+
+	if (ctl)
+		__sync_fetch_and_add(&ctl->tag_gen, 1);
+}
+
+/* sched_core_share_pid(), answered from our tags. Returns 0 or -errno. */
+static long sched_core_prctl(struct core_req *rq)
+{
+	struct task_struct *cur = current_task();
+	struct cs_tag *tag;
+
+	if (!smt_present)
+		return -ENODEV;
+	if (rq->type > SCOPE_PROCESS_GROUP || rq->cmd >= PR_SCHED_CORE_MAX ||
+	    rq->pid < 0 || (rq->cmd != PR_SCHED_CORE_GET && rq->uaddr))
+		return -EINVAL;
+	/* SHARE_FROM and GET act on the target thread itself. */
+	find_target(rq, cur);
+	if (!rq->found)
+		return -ESRCH;
+	if (rq->denied)
+		return -EPERM;
+
+	switch (rq->cmd) {
+	case PR_SCHED_CORE_GET:
+		if (rq->type != SCOPE_THREAD || (rq->uaddr & 7))
+			return -EINVAL;
+		if (bpf_probe_write_user((void *)rq->uaddr, &rq->target_cookie,
+					 sizeof(u64)))
+			return -EFAULT;
+		return 0;
+	case PR_SCHED_CORE_CREATE:
+		rq->cookie = new_cookie();
+		if (!rq->cookie)
+			return -ENOMEM;
+		break;
+	case PR_SCHED_CORE_SHARE_TO:
+		rq->cookie = task_cookie(cur);
+		break;
+	case PR_SCHED_CORE_SHARE_FROM:
+		if (rq->type != SCOPE_THREAD)
+			return -EINVAL;
+		tag = bpf_task_storage_get(&cs_task_cookie, cur, NULL,
+					   BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!tag)
+			return -ENOMEM;
+		tag->cookie = rq->target_cookie;
+		tags_changed();
+		return 0;
+	}
+
+	check_group(rq, cur);
+	if (rq->denied)
+		return -EPERM;
+	if (rq->nomem)
+		return -ENOMEM;
+	set_group(rq);
+	tags_changed();
+	return 0;
+}
+
+SEC("ksyscall/prctl")
+int BPF_KSYSCALL(cs_prctl, int option, unsigned long arg2, unsigned long arg3,
+		 unsigned long arg4, unsigned long arg5)
+{
+	/* The kernel passes these on as unsigned int, pid_t and enum pid_type. */
+	struct core_req rq = {
+		.cmd = (u32)arg2,
+		.pid = (s32)arg3,
+		.type = (u32)arg4,
+		.uaddr = arg5,
+	};
+	long ret;
+
+	if (option != PR_SCHED_CORE)
+		return 0;
+	if (bypass_tgid && (bpf_get_current_pid_tgid() >> 32) == bypass_tgid)
+		return 0;
+	ret = sched_core_prctl(&rq);
+	__sync_fetch_and_add(&nr_prctl_calls, 1);
+	if (ret)
+		__sync_fetch_and_add(&nr_prctl_errors, 1);
+	bpf_override_return(ctx, ret);
+	return 0;
+}
+
+/* A child gets the cookie of the thread that creates it (fork and clone). */
+SEC("lsm/task_alloc")
+int BPF_PROG(cs_inherit, struct task_struct *task, unsigned long clone_flags)
+{
+	struct task_struct *cur = current_task();
+	struct cs_tag *mine, *child;
+	struct cs_ctl *ctl;
+
+	mine = bpf_task_storage_get(&cs_task_cookie, cur, NULL, 0);
+	if (!mine || !mine->cookie)
+		return 0;
+	child = bpf_task_storage_get(&cs_task_cookie, task, NULL,
+				     BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!child) {
+		ctl = tag_ctl();
+		if (ctl)
+			__sync_fetch_and_add(&ctl->inherit_failures, 1);
+		return -ENOMEM;
+	}
+	child->cookie = mine->cookie;
+	return 0;
+}

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Install the tagging programs with pinned links, and keep the pin
+ * directory safe. See cs_tagging.h and bpf/tagging.bpf.c.
+ *
+ * A pinned link holds its program attached after the process that made it
+ * is gone, so per-task cookies keep being given through prctl and inherited
+ * on fork while no scheduler runs. A new instance attaches its own
+ * programs first and then renames its pins over the old ones, which
+ * detaches the old programs: there is no moment without a handler.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "coresched.h"
+#include "cs_common.h"
+#include "cs_tagging.h"
+
+typedef __u8 u8;
+typedef __u32 u32;
+typedef __s32 s32;
+typedef __u64 u64;
+#include "tagging.skel.h"
+
+__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t len,
+						      const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Owned by root and writable by nobody else? */
+static bool safe_owner_mode(const struct stat *st)
+{
+	return st->st_uid == 0 && !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+int cs_pin_dir_secure(char *err, size_t len)
+{
+	struct dirent *de;
+	struct stat st;
+	DIR *dir;
+	int fd;
+
+	if (mkdir(CS_PIN_DIR, 0700) && errno != EEXIST)
+		return fail(err, len, "cannot create %s: %s", CS_PIN_DIR,
+			    strerror(errno));
+	fd = open(CS_PIN_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+	if (fd < 0 || fstat(fd, &st)) {
+		if (fd >= 0)
+			close(fd);
+		return fail(err, len,
+			    "%s is not a directory (%s); remove it: rm -rf %s",
+			    CS_PIN_DIR, strerror(errno), CS_PIN_DIR);
+	}
+	if (!safe_owner_mode(&st)) {
+		close(fd);
+		return fail(err, len,
+			    "%s is owned by uid %u with mode %04o: someone else may have planted or may remove the tags; it must be root's and writable only by root. Check who made it, then: rm -rf %s",
+			    CS_PIN_DIR, st.st_uid, st.st_mode & 07777,
+			    CS_PIN_DIR);
+	}
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return fail(err, len, "cannot read %s: %s", CS_PIN_DIR,
+			    strerror(errno));
+	}
+	while ((de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    S_ISLNK(st.st_mode) || !safe_owner_mode(&st)) {
+			closedir(dir);
+			return fail(err, len,
+				    "%s/%s is not root's or is writable by others (uid %u, mode %04o): refusing to trust it; check who made it, then: rm -rf %s",
+				    CS_PIN_DIR, de->d_name, st.st_uid,
+				    st.st_mode & 07777, CS_PIN_DIR);
+		}
+	}
+	closedir(dir);
+	return 0;
+}
+
+/* Pin @link at CS_PIN_DIR/@name, atomically replacing an older pin. */
+static int pin_over(struct bpf_link *link, const char *name, char *err,
+		    size_t len)
+{
+	char path[256], tmp[272];
+	int ret;
+
+	/* bpffs refuses names with a dot. */
+	snprintf(path, sizeof(path), "%s/%s", CS_PIN_DIR, name);
+	snprintf(tmp, sizeof(tmp), "%s/new_%s", CS_PIN_DIR, name);
+	unlink(tmp);
+	ret = bpf_link__pin(link, tmp);
+	if (ret)
+		return fail(err, len, "cannot pin %s: %s", tmp, strerror(-ret));
+	if (rename(tmp, path)) {
+		ret = errno;
+		unlink(tmp);
+		return fail(err, len, "cannot replace %s: %s", path,
+			    strerror(ret));
+	}
+	return 0;
+}
+
+static int attach_all(struct tagging *skel, struct bpf_link **prctl,
+		      struct bpf_link **fork, char *err, size_t len)
+{
+	*prctl = bpf_program__attach(skel->progs.cs_prctl);
+	if (!*prctl)
+		return fail(err, len,
+			    "cannot attach the prctl(PR_SCHED_CORE) handler to the prctl syscall: %s; the kernel needs CONFIG_KPROBES, CONFIG_FUNCTION_ERROR_INJECTION and CONFIG_BPF_KPROBE_OVERRIDE",
+			    strerror(errno));
+	*fork = bpf_program__attach_lsm(skel->progs.cs_inherit);
+	if (!*fork)
+		return fail(err, len,
+			    "cannot attach the fork hook (LSM task_alloc): %s; the kernel needs CONFIG_BPF_LSM=y and 'bpf' in its active LSMs (/sys/kernel/security/lsm, or lsm= on the kernel command line)",
+			    strerror(errno));
+	return 0;
+}
+
+int cs_tagging_install(bool smt_present, int verbose, char *err, size_t len)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .pin_root_path = CS_PIN_DIR,
+		    .kernel_log_level = verbose >= 2 ? 4 : 0);
+	struct bpf_link *prctl = NULL, *fork = NULL;
+	struct tagging *skel;
+	int ret;
+
+	skel = tagging__open_opts(&opts);
+	if (!skel)
+		return fail(err, len, "cannot open the tagging programs: %s",
+			    strerror(errno));
+	skel->rodata->smt_present = smt_present;
+	ret = tagging__load(skel);
+	if (ret) {
+		fail(err, len,
+		     "cannot load the tagging programs (%s); if %s holds maps of an older version, stop every scx_coresched and remove it: rm -rf %s (tags are lost)",
+		     strerror(-ret), CS_PIN_DIR, CS_PIN_DIR);
+		goto out;
+	}
+	ret = attach_all(skel, &prctl, &fork, err, len);
+	if (!ret)
+		ret = pin_over(prctl, CS_LINK_PRCTL, err, len);
+	if (!ret)
+		ret = pin_over(fork, CS_LINK_FORK, err, len);
+	/* Pinned: the kernel keeps them attached after we let go. */
+	if (!ret) {
+		bpf_link__disconnect(prctl);
+		bpf_link__disconnect(fork);
+	}
+out:
+	bpf_link__destroy(prctl);
+	bpf_link__destroy(fork);
+	tagging__destroy(skel);
+	return ret ? -1 : 0;
+}
+
+int cs_tagging_uninstall(char *err, size_t len)
+{
+	struct dirent *de;
+	char path[512];
+	DIR *dir;
+
+	if (cs_scheduler_running())
+		return fail(err, len,
+			    "scx_coresched is running: stop it first, then uninstall");
+	dir = opendir(CS_PIN_DIR);
+	if (!dir)
+		return errno == ENOENT ? 0 :
+					 fail(err, len, "cannot read %s: %s",
+					      CS_PIN_DIR, strerror(errno));
+	while ((de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", CS_PIN_DIR, de->d_name);
+		if (unlink(path)) {
+			closedir(dir);
+			return fail(err, len, "cannot remove %s: %s", path,
+				    strerror(errno));
+		}
+	}
+	closedir(dir);
+	if (rmdir(CS_PIN_DIR))
+		return fail(err, len, "cannot remove %s: %s", CS_PIN_DIR,
+			    strerror(errno));
+	return 0;
+}
+
+int cs_prune_cgroup_tags(void)
+{
+	int fd = cs_open_pinned_map(CS_MAP_CGRP), n = 0;
+	__u64 key, next, *prev = NULL;
+
+	if (fd < 0)
+		return 0;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		if (cs_cgroup_exists(key) == 0 &&
+		    !bpf_map_delete_elem(fd, &key)) {
+			n++;
+			continue; /* deleted: restart after the same key */
+		}
+		prev = &key;
+	}
+	close(fd);
+	return n;
+}

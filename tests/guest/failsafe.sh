@@ -1,0 +1,268 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Guest tests of what happens when something fails: tags across restarts,
+# SIGKILL and ejection, fail-mode closed, the pin directory, prctl clients.
+# Run as root in a tools/vm guest from the repository root:
+#   tools/vm -- tests/guest/failsafe.sh
+#
+#   failsafe_prctl_tenants        three prctl(PR_SCHED_CORE) tenants (as
+#                                 cloud-hypervisor tags vCPUs) and untagged
+#                                 work: the observer, attached first, sees
+#                                 0 ns; the guest does not hang
+#   failsafe_tags_survive_{int,kill}  after SIGINT / SIGKILL and a restart,
+#                                 cgroup tags and prctl cookies are unchanged
+#                                 and the observer sees 0 ns again
+#   failsafe_fork_inherits_unloaded   with no scheduler, a child still
+#                                 inherits its parent's cookie
+#   failsafe_cgroup_tag_dropped   a removed cgroup's tag goes (at once while
+#                                 running, at the next start otherwise)
+#   failsafe_closed_kill          --fail-mode closed: SIGKILL of the loader;
+#                                 the guard switches SMT off before the
+#                                 scheduler lets go; a restart switches it on:
+#                                 the observer sees 0 ns over the whole cycle
+#   failsafe_eject_restart_{open,closed}  sysrq-S ejects the scheduler; it
+#                                 is loaded again by itself (the gap is
+#                                 measured, not asserted)
+#   failsafe_pin_dir_refused      a pin directory not owned by root, or
+#                                 writable by others, is refused
+source "$(dirname "$0")/lib.sh"
+
+PIN=/sys/fs/bpf/scx_coresched
+SMT=/sys/devices/system/cpu/smt/control
+
+# cookie_of PID: its prctl(PR_SCHED_CORE_GET) cookie, as a decimal number.
+cookie_of() {
+	python3 -c '
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+c = ctypes.c_ulonglong(0)
+if libc.prctl(62, 0, int(sys.argv[1]), 0, ctypes.byref(c)):
+    sys.exit("prctl GET %s: errno %d" % (sys.argv[1], ctypes.get_errno()))
+print(c.value)' "$1"
+}
+
+# tag_of_id ID: the cookie in cs_cgrp_tag for cgroup id ID (empty if none).
+tag_of_id() {
+	# shellcheck disable=SC2046 # one argument per byte, little endian
+	bpftool -j map lookup pinned "$PIN/cs_cgrp_tag" key hex \
+		$(printf '%016x' "$1" | sed 's/../& /g' |
+			awk '{for (i = NF; i > 0; i--) printf "%s ", $i}') 2>/dev/null |
+		python3 -c 'import json, sys; d = json.load(sys.stdin); print(int.from_bytes(bytes(int(x, 16) for x in d["value"]), "little"))' 2>/dev/null
+}
+
+# cgroup_tag CGROUP: the cookie in cs_cgrp_tag for CGROUP (empty if none).
+cgroup_tag() { tag_of_id "$(stat -c %i "$1")"; }
+
+# Wait (up to 30 s) until the scheduler runs again after a fault.
+wait_enabled() {
+	local i
+	for i in $(seq 1 120); do
+		[ "$(scx_state)" = enabled ] && [ "$(scx_ops)" = coresched ] && return 0
+		sleep 0.25
+	done
+	return 1
+}
+
+# observe_for SECS OUT: run the observer (scheduler already up) for SECS.
+observe_for() {
+	observe "$2" --duration "$1"
+}
+
+spin_tenants() {
+	local a b
+	a=$(tenant t_a)
+	b=$(tenant t_b)
+	"$CTL" cgroup tag "$a" >/dev/null && "$CTL" cgroup tag "$b" >/dev/null ||
+		return 1
+	run_in "$a" stress-ng --quiet --cpu "$NCPU" --timeout 300
+	run_in "$b" stress-ng --quiet --cpu "$NCPU" --timeout 300
+	spawn "$TMP/cookie_spin" "$NCPU" 300
+	spawn stress-ng --quiet --cpu $(((NCPU + 1) / 2)) --timeout 300
+	sleep 1
+}
+
+gcc -O2 -pthread -o "$TMP/cookie_spin" tests/guest/cookie_spin.c || {
+	fail failsafe_build "cannot build cookie_spin"
+	finish
+}
+
+# --- prctl clients under scx_coresched -------------------------------------
+name=failsafe_prctl_tenants
+if observe_bg "$TMP/p.obs" --duration 40 && start_sched; then
+	for t in 1 2 3; do
+		spawn "$TMP/cookie_spin" "$NCPU" 30
+	done
+	spawn stress-ng --quiet --cpu $(((NCPU + 1) / 2)) --timeout 30
+	sleep 2
+	cookies=$(for p in $(pgrep -f "$TMP/cookie_spin"); do cookie_of "$p"; done | sort -u | grep -vx 0 | wc -l)
+	sleep 8
+	kill -INT $OBS_PID
+	wait $OBS_PID
+	rc=$?
+	ov=$(field "$TMP/p.obs" overlap_ns)
+	info "prctl tenants: overlap_ns=$ov switches=$(field "$TMP/p.obs" switches) distinct_cookies=$cookies"
+	if [ $rc = 0 ] && [ "$ov" = 0 ] && [ "$cookies" = 3 ] &&
+		[ "$(field "$TMP/p.obs" switches)" -gt 0 ] && [ "$(scx_state)" = enabled ]; then
+		pass $name
+	else
+		fail $name "rc=$rc overlap_ns=$ov distinct cookies=$cookies state=$(scx_state)"
+	fi
+	stop_bg
+	stop_sched
+else
+	fail $name "observer or scheduler did not start"
+fi
+
+# --- tags survive a restart --------------------------------------------------
+start_sched || fail failsafe_start "scheduler did not start"
+spin_tenants || fail failsafe_tenants "could not tag the tenants"
+spid=$(pgrep -f "$TMP/cookie_spin" | head -n 1)
+want="$(cgroup_tag "$CG/t_a") $(cgroup_tag "$CG/t_b") $(cookie_of "$spid")"
+for sig in INT KILL; do
+	name=failsafe_tags_survive_${sig,,}
+	stop_sched $sig
+	if ! start_sched; then
+		fail $name "scheduler did not start again"
+		continue
+	fi
+	got="$(cgroup_tag "$CG/t_a") $(cgroup_tag "$CG/t_b") $(cookie_of "$spid")"
+	observe_for 4 "$TMP/r.obs"
+	ov=$(field "$TMP/r.obs" overlap_ns)
+	info "after SIG$sig and restart: tags '$got' (before '$want'), overlap_ns=$ov"
+	if [ "$got" = "$want" ] && [ "${want// /}" != "" ] && [ "$ov" = 0 ]; then
+		pass $name
+	else
+		fail $name "tags '$got', before '$want', overlap_ns=$ov"
+	fi
+done
+stop_bg
+stop_sched
+
+# --- fork inheritance with no scheduler ------------------------------------
+name=failsafe_fork_inherits_unloaded
+out=$(python3 -c '
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+def get(pid):
+    c = ctypes.c_ulonglong(0)
+    assert libc.prctl(62, 0, pid, 0, ctypes.byref(c)) == 0, ctypes.get_errno()
+    return c.value
+assert libc.prctl(62, 1, 0, 1, 0) == 0, ctypes.get_errno()
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    os.write(w, str(get(0)).encode()); os._exit(0)
+os.waitpid(pid, 0)
+print(get(0), os.read(r, 64).decode())' 2>&1)
+set -- $out
+if [ $# = 2 ] && [ "$1" = "$2" ] && [ "$1" != 0 ]; then
+	pass $name
+else
+	fail $name "parent/child cookies: $out"
+fi
+
+# --- a removed cgroup's tag goes ---------------------------------------------
+name=failsafe_cgroup_tag_dropped
+start_sched
+x=$(tenant t_x)
+"$CTL" cgroup tag "$x" >/dev/null
+before=$(cgroup_tag "$x")
+xid=$(stat -c %i "$x")
+rmdir "$x"
+after=$(tag_of_id "$xid")
+y=$(tenant t_y)
+"$CTL" cgroup tag "$y" >/dev/null
+stop_sched
+rmdir "$y"
+start_sched
+n=$(bpftool -j map dump pinned "$PIN/cs_cgrp_tag" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+info "tag of t_x before rmdir: '$before', after: '$after'; entries left after both removals: $n"
+if [ -n "$before" ] && [ -z "$after" ] && [ "$n" = 0 ]; then
+	pass $name
+else
+	fail $name "tag before '$before', after rmdir '$after', entries left $n (want 0)"
+fi
+stop_sched
+
+# --- fail-mode closed: SIGKILL of the loader ---------------------------------
+name=failsafe_closed_kill
+if [ "$(cat $SMT 2>/dev/null)" != on ]; then
+	fail $name "SMT control is '$(cat $SMT 2>/dev/null)', not on"
+elif observe_bg "$TMP/k.obs" --duration 120 && start_sched --fail-mode closed; then
+	spin_tenants
+	sleep 2
+	kill -KILL $SCHED_PID
+	wait $SCHED_PID 2>/dev/null
+	SCHED_PID=
+	for i in $(seq 1 80); do
+		[ "$(cat $SMT)" = off ] && [ "$(scx_state)" = disabled ] && break
+		sleep 0.25
+	done
+	smt_after_kill=$(cat $SMT)
+	start_sched --fail-mode closed
+	for i in $(seq 1 80); do
+		[ "$(cat $SMT)" = on ] && break
+		sleep 0.25
+	done
+	smt_after_restart=$(cat $SMT)
+	sleep 3
+	kill -INT $OBS_PID
+	wait $OBS_PID
+	ov=$(field "$TMP/k.obs" overlap_ns)
+	info "closed kill: SMT after kill '$smt_after_kill', after restart '$smt_after_restart', overlap_ns=$ov windows=$(field "$TMP/k.obs" overlap_windows)"
+	if [ "$smt_after_kill" = off ] && [ "$smt_after_restart" = on ] && [ "$ov" = 0 ]; then
+		pass $name
+	else
+		fail $name "SMT after kill '$smt_after_kill', after restart '$smt_after_restart', overlap_ns=$ov"
+		grep overlap_example "$TMP/k.obs" | head -n 3 | sed 's/^/# /'
+	fi
+	stop_sched
+	echo on >$SMT 2>/dev/null
+	stop_bg
+else
+	fail $name "observer or scheduler did not start"
+fi
+
+# --- ejection: the loader loads again by itself ------------------------------
+for fm in open closed; do
+	name=failsafe_eject_restart_$fm
+	start_sched --fail-mode $fm || { fail $name "did not start"; continue; }
+	spin_tenants
+	echo S >/proc/sysrq-trigger
+	ok=0
+	for i in $(seq 1 120); do
+		grep -q "isolating again" "$TMP/sched.err" && ok=1 && break
+		sleep 0.25
+	done
+	wait_enabled || ok=0
+	info "eject ($fm): $(grep -E 'detached|isolating again|SMT off' "$TMP/sched.err" | tr '\n' ';')"
+	if [ $ok = 1 ] && [ "$(cat $SMT)" = on ]; then
+		pass $name
+	else
+		fail $name "not loaded again (state $(scx_state), SMT $(cat $SMT)): $(tail -n 3 "$TMP/sched.err" | tr '\n' ';')"
+	fi
+	stop_bg
+	stop_sched
+	echo on >$SMT 2>/dev/null
+done
+
+# --- the pin directory must be root's and private ------------------------------
+name=failsafe_pin_dir_refused
+why=
+for how in "chown 65534 $PIN" "chmod 0777 $PIN"; do
+	$how
+	"$SCHED" >"$TMP/pin.out" 2>&1
+	rc=$?
+	grep -q "$PIN" "$TMP/pin.out" && [ $rc != 0 ] ||
+		why+="'$how': rc=$rc, $(tail -n 1 "$TMP/pin.out"); "
+	chown 0 $PIN
+	chmod 0700 $PIN
+done
+[ "$(scx_state)" = disabled ] || why+="a scheduler was loaded; "
+if [ -z "$why" ]; then
+	pass $name
+else
+	fail $name "$why"
+fi
+finish
