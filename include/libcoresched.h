@@ -137,8 +137,9 @@ CS_API int cs_share_from(pid_t pid);
  * @param pid a thread or process ID; 0 for the calling thread (which
  * then loses its cookie)
  * @param scope which tasks lose their cookie
- * @return as cs_create(); -ENOENT if the caller has a cookie and may trace
- * no task without one (run it from a context without a cookie, or as root)
+ * @return as cs_create(); also -EPERM if the caller has a cookie and may
+ * trace no task without one (run it from a context without a cookie, or
+ * as root)
  *
  * Thread safe. Starts (and joins) a thread when the caller has a cookie.
  */

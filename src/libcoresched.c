@@ -69,7 +69,7 @@ static const char *scope_what(int scope)
 {
 	switch (scope) {
 	case CS_SCOPE_THREAD_GROUP:
-		return "the threads of the process of ";
+		return "the process of ";
 	case CS_SCOPE_PROCESS_GROUP:
 		return "the tasks of the process group of ";
 	default:
@@ -250,7 +250,7 @@ static void *clear_thread(void *arg)
 	err = take_zero_cookie();
 	if (err == -ENOENT) {
 		job->err = fail(
-			ENOENT,
+			EPERM,
 			"clearing the cookie of %sPID %d: the caller has a cookie and may trace no task without one to take cookie 0 from; run this from a context without a cookie, or as root",
 			scope_what(job->scope), (int)job->pid);
 	} else if (err) {
