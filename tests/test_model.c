@@ -47,8 +47,8 @@
  *      release:  all candidates failed: set_claim NONE, kick forced
  *                siblings if a claim was dropped, forced = 0 if nothing
  *                was queued at the read; the CPU goes idle
- *      switch:   the old task stops running; then the commit at
- *                sched_switch sets cur[i] and the new task runs
+ *      switch:   the old task stops running, the commit at sched_switch
+ *                sets cur[i] and the new task runs
  *      impose:   cs_cpu_release: set_claim(F), kick, preempt_conflicts(F),
  *                then the switch to the foreign task of cookie F
  *    A kick is processed under the target's rq lock, which its scheduler
@@ -66,15 +66,23 @@
  *        with work it may run and nothing will wake it.
  *    (c) in a quiescent state, next[i] and cur[i] name what runs on i.
  *
- * 4. Bounds (chosen to keep the whole run within a few seconds): cookies
- *    A, B, C are slots 1, 2, 3 in strict mode and 0, 1, 2 in fill mode (so
- *    that fill's "0 beside anything" is exercised); 2 siblings start with
- *    2+2+1 queued tasks, 2 slice expiries and 1 foreign intrusion; 4
- *    siblings with 2+1+1 tasks, 1 expiry and 1 intrusion. All CPUs start
- *    idle with an IDLE kick each (the enqueue wakeups). No new tasks
- *    arrive (placement is not modelled), cs_running's impose for tasks the
- *    kernel dispatched by itself is not modelled, and the core_claim retry
- *    limit (8 CASes) is not either: a CAS loop retries for ever.
+ * 4. Bounds (chosen to keep the whole run near 10 s of CPU): cookies A,
+ *    B, C are slots 1, 2, 3 in strict mode and 0, 1, 2 in fill mode (so
+ *    that fill's "0 beside anything" is exercised); one queued task of
+ *    each, 1 slice expiry and 1 foreign intrusion; all CPUs start idle with
+ *    an IDLE kick each (the enqueue wakeups). Interleavings are explored to
+ *    26 steps for 2 siblings and 12 for 4 (BFS levels; 4 siblings blow up
+ *    beyond that: idle siblings that claim the held cookie, find nothing
+ *    queued and unclaim kick each other). 12 steps do not reach a
+ *    quiescent state with 4 siblings, so there only (a) is checked. A
+ *    preempted task is queued at once and its enqueue's kick goes, at the
+ *    switch, to the idle sibling find_cpu() would pick. No new tasks
+ *    arrive, cs_running's impose for tasks the kernel dispatched by itself
+ *    is not modelled, nor is core_claim's limit of 8 CASes. The old task
+ *    stopping and the commit are one step: the stop is invisible to the
+ *    other CPUs. CS_MODEL_BOUNDS="A,B,C,expiries,intrusions,busy,active,
+ *    depth" overrides the bounds, CS_MODEL_ONLY=name picks tests,
+ *    CS_MODEL_TRACE=1 prints the traces of the seeded bugs.
  *
  * Worked example, 2 siblings, strict, queue A:1 B:1 (a lost-wakeup race):
  *
