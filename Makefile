@@ -26,7 +26,7 @@ KDIR = $(shell kernel/build.sh --dir)
 
 PROGS := $(O)/scx_coresched $(O)/coreschedctl $(O)/coresched-observe
 CTL_BINS := $(O)/coresched $(O)/libcoresched.a $(O)/libcoresched.so
-HOST_TESTS := $(O)/test_policy $(O)/test_model $(O)/test_topo $(O)/test_ctl $(O)/test_ctl_lib
+HOST_TESTS := $(O)/test_policy $(O)/test_topo $(O)/test_ctl $(O)/test_ctl_lib
 GUEST_BINS := $(O)/progress $(O)/prctl_check
 COMMON := $(O)/cs_common.o
 
@@ -111,9 +111,6 @@ $(O)/coresched-observe: $(O)/coresched-observe.o $(COMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(O)/test_policy: tests/test_policy.c tests/harness.h include/*.h | $(O)
-	$(CC) $(CFLAGS) -o $@ $<
-
-$(O)/test_model: tests/test_model.c tests/harness.h include/*.h | $(O)
 	$(CC) $(CFLAGS) -o $@ $<
 
 $(O)/test_topo: tests/test_topo.c tests/harness.h src/cs_topo.c src/cs_topo.h | $(O)

@@ -240,6 +240,7 @@ struct member {
 	__u64 cookie;
 	__u64 cgid; /* 0 for a task */
 	pid_t tid, tgid;
+	bool via_cgroup; /* a task without a cookie of its own */
 	char *name; /* comm of a task, path of a cgroup */
 };
 
@@ -249,7 +250,7 @@ struct members {
 };
 
 static int add_member(struct members *m, __u64 cookie, __u64 cgid, pid_t tid,
-		      pid_t tgid, const char *name)
+		      pid_t tgid, bool via_cgroup, const char *name)
 {
 	struct member *v;
 
@@ -265,6 +266,7 @@ static int add_member(struct members *m, __u64 cookie, __u64 cgid, pid_t tid,
 			      .cgid = cgid,
 			      .tid = tid,
 			      .tgid = tgid,
+			      .via_cgroup = via_cgroup,
 			      .name = strdup(name) };
 	if (!v->name)
 		return -ENOMEM;
@@ -296,36 +298,106 @@ static bool next_num(DIR *dir, pid_t *id)
 	return false;
 }
 
-static void read_comm(pid_t tgid, pid_t tid, char *buf, size_t len)
+#define PF_KTHREAD 0x00200000 /* linux/sched.h, not in the UAPI */
+
+/* Cgroup path -> the cookie its tasks get, for list. */
+struct cg_cache {
+	struct {
+		char *path;
+		__u64 cookie;
+	} v[256];
+	int n;
+};
+
+/* Read the first line of /proc/TGID/task/TID/@file into @buf. */
+static bool read_task_file(pid_t tgid, pid_t tid, const char *file, char *buf,
+			   size_t len)
 {
-	char path[64];
+	char path[96];
+	bool ok;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)tgid,
-		 (int)tid);
-	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", (int)tgid,
+		 (int)tid, file);
 	f = fopen(path, "re");
-	if (f) {
-		if (!fgets(buf, (int)len, f))
-			buf[0] = '\0';
-		fclose(f);
-	}
-	buf[strcspn(buf, "\n")] = '\0';
+	if (!f)
+		return false;
+	ok = fgets(buf, (int)len, f) != NULL;
+	fclose(f);
+	if (ok)
+		buf[strcspn(buf, "\n")] = '\0';
+	return ok;
 }
 
-/* Every thread with a cookie; *@denied counts those we may not read. */
-static int list_tasks(struct members *m, unsigned int *denied)
+/*
+ * The cookie a task without a cookie of its own gets from its cgroup under
+ * scx_coresched (0 for kernel threads, which it never tags).
+ */
+static __u64 task_cgroup_cookie(struct cs_cgroups *h, struct cg_cache *cache,
+				pid_t tgid, pid_t tid)
 {
+	char line[PATH_MAX + 32], path[PATH_MAX + sizeof(CS_CGROUP_ROOT)];
+	unsigned int flags;
+	__u64 cookie = 0;
+	char *p;
+	int i;
+
+	if (!read_task_file(tgid, tid, "stat", line, sizeof(line)))
+		return 0;
+	/* "pid (comm) state ppid pgrp session tty_nr tpgid flags ..." */
+	p = strrchr(line, ')');
+	if (!p ||
+	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %u", &flags) != 1 ||
+	    (flags & PF_KTHREAD))
+		return 0;
+	if (!read_task_file(tgid, tid, "cgroup", line, sizeof(line)) ||
+	    strncmp(line, "0::/", 4))
+		return 0;
+	if (snprintf(path, sizeof(path), "%s%.*s", CS_CGROUP_ROOT, PATH_MAX,
+		     strcmp(line + 3, "/") ? line + 3 : "") >=
+	    (int)sizeof(path))
+		return 0;
+	for (i = 0; i < cache->n; i++)
+		if (!strcmp(cache->v[i].path, path))
+			return cache->v[i].cookie;
+	if (cs_cgroup_get(h, path, &cookie, NULL))
+		return 0; /* gone meanwhile */
+	if (cache->n < (int)(sizeof(cache->v) / sizeof(cache->v[0]))) {
+		cache->v[cache->n].path = strdup(path);
+		if (cache->v[cache->n].path)
+			cache->v[cache->n++].cookie = cookie;
+	}
+	return cookie;
+}
+
+/*
+ * Every thread with a cookie: its own, or with @h (scx_coresched running)
+ * its cgroup's. *@denied counts those we may not read.
+ */
+static int list_tasks(struct members *m, struct cs_cgroups *h,
+		      unsigned int *denied)
+{
+	struct cg_cache *cache = NULL;
+	bool via_cgroup;
+	int i;
 	char path[64], comm[64];
 	DIR *procs, *tasks;
 	pid_t tgid, tid;
-	__u64 cookie;
+	__u64 cookie, cg;
 	int err = 0;
 
+	if (h) {
+		cache = calloc(1, sizeof(*cache));
+		if (!cache) {
+			msgx("out of memory");
+			return -ENOMEM;
+		}
+	}
 	procs = opendir("/proc");
 	if (!procs) {
 		msgx("cannot list /proc: %s; is procfs mounted?",
-		      strerror(errno));
+		     strerror(errno));
+		free(cache);
 		return -errno;
 	}
 	while (next_num(procs, &tgid)) {
@@ -341,10 +413,24 @@ static int list_tasks(struct members *m, unsigned int *denied)
 				(*denied)++;
 				continue;
 			}
+			/*
+			 * Its cgroup's cookie? GET may give either 0 or, from
+			 * scx_coresched, the cgroup cookie itself.
+			 */
+			via_cgroup = false;
+			if (h && (!cookie || (cookie & CS_COOKIE_CGROUP))) {
+				cg = task_cgroup_cookie(h, cache, tgid, tid);
+				via_cgroup = cg && (!cookie || cookie == cg);
+				if (via_cgroup)
+					cookie = cg;
+			}
 			if (!cookie)
 				continue;
-			read_comm(tgid, tid, comm, sizeof(comm));
-			err = add_member(m, cookie, 0, tid, tgid, comm);
+			if (!read_task_file(tgid, tid, "comm", comm,
+					    sizeof(comm)))
+				comm[0] = '\0';
+			err = add_member(m, cookie, 0, tid, tgid, via_cgroup,
+					 comm);
 			if (err)
 				break;
 		}
@@ -353,6 +439,9 @@ static int list_tasks(struct members *m, unsigned int *denied)
 			break;
 	}
 	closedir(procs);
+	for (i = 0; cache && i < cache->n; i++)
+		free(cache->v[i].path);
+	free(cache);
 	if (err == -ENOMEM)
 		msgx("out of memory");
 	return err == -ENOMEM ? err : 0;
@@ -376,7 +465,7 @@ static int add_cgroup(__u64 cgid, __u64 cookie, void *ctx)
 	char path[PATH_MAX + sizeof(CS_CGROUP_ROOT)];
 
 	cgroup_name(cgid, path, sizeof(path));
-	return add_member(ctx, cookie, cgid, 0, 0, path);
+	return add_member(ctx, cookie, cgid, 0, 0, false, path);
 }
 
 static void print_list(const struct members *m, bool json)
@@ -397,7 +486,8 @@ static void print_list(const struct members *m, bool json)
 				       k > i ? ", " : "", (int)m->v[k].tid,
 				       (int)m->v[k].tgid);
 				json_str(m->v[k].name);
-				putchar('}');
+				printf(", \"via\": \"%s\"}",
+				       m->v[k].via_cgroup ? "cgroup" : "task");
 			}
 			printf("], \"cgroups\": [");
 			for (k = i + tasks; k < j; k++) {
@@ -416,8 +506,10 @@ static void print_list(const struct members *m, bool json)
 			if (m->v[k].cgid)
 				printf("  cgroup %s\n", m->v[k].name);
 			else
-				printf("  pid %d tgid %d %s\n", (int)m->v[k].tid,
-				       (int)m->v[k].tgid, m->v[k].name);
+				printf("  pid %d tgid %d %s%s\n", (int)m->v[k].tid,
+				       (int)m->v[k].tgid, m->v[k].name,
+				       m->v[k].via_cgroup ? " (by its cgroup)" :
+							    "");
 		}
 	}
 	if (json)
@@ -426,26 +518,23 @@ static void print_list(const struct members *m, bool json)
 
 static int cmd_list(const struct ctl_args *a)
 {
+	struct cs_cgroups *h = NULL;
 	struct members m = { 0 };
-	struct cs_cgroups *h;
 	unsigned int denied = 0;
 	size_t i;
 	int err;
 
-	err = list_tasks(&m, &denied);
-	if (!err && cs_scheduler_running()) {
-		err = cs_cgroups_open(&h);
-		if (err) {
-			msgx("cgroup cookies not listed: %s", cs_errmsg());
-			err = 0;
-		} else {
-			err = cs_cgroup_foreach(h, add_cgroup, &m);
-			if (err)
-				msgx("%s", err == -ENOMEM ? "out of memory" :
-							     cs_errmsg());
-			cs_cgroups_close(h);
-		}
+	/* Cgroup cookies count only under scx_coresched. */
+	if (cs_scheduler_running() && cs_cgroups_open(&h))
+		msgx("cgroup cookies not listed: %s", cs_errmsg());
+	err = list_tasks(&m, h, &denied);
+	if (!err && h) {
+		err = cs_cgroup_foreach(h, add_cgroup, &m);
+		if (err)
+			msgx("%s", err == -ENOMEM ? "out of memory" :
+						    cs_errmsg());
 	}
+	cs_cgroups_close(h);
 	if (!err) {
 		qsort(m.v, m.n, sizeof(*m.v), cmp_member);
 		print_list(&m, a->json);

@@ -254,9 +254,17 @@ run2=$("$CTL" cgroup get t_ctl2)
 [ $rc = 0 ] && [ "$run2" = "cookie of cgroup $t2cg is $want1" ] &&
 	pass ctl_cgroup_share || fail ctl_cgroup_share "exit $rc, then '$run2': $err"
 
+run_in "$t1cg/c1" sleep 1000
+tc=${bg_pids[-1]}
+sleep 0.3
 run "$CTL" list
-grep -q "^  cgroup $t1cg$" <<<"$out" && grep -q "^  cgroup $t2cg$" <<<"$out" &&
-	pass ctl_list_cgroups || fail ctl_list_cgroups "$(tr '\n' '|' <<<"$out") $err"
+if [ $rc = 0 ] && grep -q "^cookie $want1: 1 task, 2 cgroups" <<<"$out" &&
+	grep -q "^  pid $tc tgid $tc sleep (by its cgroup)$" <<<"$out" &&
+	grep -q "^  cgroup $t1cg$" <<<"$out" && grep -q "^  cgroup $t2cg$" <<<"$out"; then
+	pass ctl_list_cgroups
+else
+	fail ctl_list_cgroups "exit $rc: $(tr '\n' '|' <<<"$out") $err"
+fi
 
 run "$CTL" cgroup untag t_ctl2
 [ $rc = 0 ] && [ "$("$CTL" cgroup get t_ctl2)" = "cookie of cgroup $t2cg is 0x0" ] &&
@@ -276,7 +284,14 @@ run "$CTL" new -- "$CTL" get
 [ $rc = 0 ] && [[ $out == "cookie of PID "* ]] && [[ $out != *" is 0x0" ]] &&
 	pass ctl_new_under_scheduler || fail ctl_new_under_scheduler "exit $rc: $out $err"
 
+if [ "$(scx_state)" != enabled ] || [ "$(scx_ops)" != coresched ]; then
+	fail ctl_scheduler_alive "scx_coresched stopped during the tests (sched_ext $(scx_state))"
+fi
 stop_sched || fail ctl_scheduler_stop "sched_ext not disabled after SIGINT"
+if [ $nfail != 0 ]; then
+	info "last lines of the scheduler's stderr:"
+	tail -n 20 "$TMP/sched.err" | sed 's/^/# /'
+fi
 expect_fail ctl_tag_after_stop "scx_coresched is not running" \
 	"$CTL" cgroup tag t_ctl1
 finish
