@@ -26,8 +26,8 @@ KDIR = $(shell kernel/build.sh --dir)
 
 PROGS := $(O)/scx_coresched $(O)/coreschedctl $(O)/coresched-observe
 CTL_BINS := $(O)/coresched $(O)/libcoresched.a $(O)/libcoresched.so
-HOST_TESTS := $(O)/test_policy $(O)/test_topo $(O)/test_ctl $(O)/test_ctl_lib
-GUEST_BINS := $(O)/progress $(O)/prctl_check
+HOST_TESTS := $(O)/test_policy $(O)/test_model $(O)/test_topo $(O)/test_ctl $(O)/test_ctl_lib
+GUEST_BINS := $(O)/progress $(O)/prctl_check $(O)/prctl_parity
 COMMON := $(O)/cs_common.o
 
 .PHONY: all deps kernel test test-host test-guest demo clean format
@@ -68,9 +68,11 @@ $(O)/%.o: src/%.c include/*.h src/*.h | $(O)
 	$(CC) $(CFLAGS) -c $< -o $@
 
 $(O)/scx_coresched.o: $(O)/coresched.skel.h
+$(O)/cs_tagging.o: $(O)/tagging.skel.h
 $(O)/coresched-observe.o: $(O)/observe.skel.h
 
-$(O)/scx_coresched: $(O)/scx_coresched.o $(O)/cs_topo.o $(O)/cs_report.o $(COMMON)
+$(O)/scx_coresched: $(O)/scx_coresched.o $(O)/cs_topo.o $(O)/cs_report.o \
+		$(O)/cs_tagging.o $(O)/cs_guard.o $(COMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # libcoresched: one set of position-independent objects (cs_common.o
@@ -111,6 +113,9 @@ $(O)/coresched-observe: $(O)/coresched-observe.o $(COMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(O)/test_policy: tests/test_policy.c tests/harness.h include/*.h | $(O)
+	$(CC) $(CFLAGS) -o $@ $<
+
+$(O)/test_model: tests/test_model.c tests/harness.h include/*.h | $(O)
 	$(CC) $(CFLAGS) -o $@ $<
 
 $(O)/test_topo: tests/test_topo.c tests/harness.h src/cs_topo.c src/cs_topo.h | $(O)

@@ -432,7 +432,12 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 		cands[0] = CS_SLOT_NONE;
 	}
 	cands[1] = mode == CS_MODE_FILL ? 0 : CS_SLOT_NONE;
-	cands[2] = cands[0] == CS_SLOT_NONE ? CS_SLOT_NONE : best;
+	/*
+	 * Also after yielding: the claim of @best then blocks (forced, so the
+	 * holder leaving kicks us) or retries (transit). Not trying it lost
+	 * the wakeup when two siblings yielded to each other (test_model).
+	 */
+	cands[2] = best;
 
 	for (i = 0; i < 3; i++) {
 		u8 s = cands[i];
@@ -713,6 +718,12 @@ void BPF_STRUCT_OPS(cs_cpu_release, s32 cpu, struct scx_cpu_release_args *args)
 	/* cur still names what runs here until the switch commits. */
 	impose(cpu, slot);
 	scx_bpf_reenqueue_local();
+	/*
+	 * A forced-idle sibling may run what was just re-queued (it may share
+	 * the intruder's cookie), and no enqueue kick reaches a sibling that
+	 * was still in dispatch: let it look again (test_model found this).
+	 */
+	kick_forced_siblings(cpu);
 }
 
 s32 BPF_STRUCT_OPS(cs_init_task, struct task_struct *p,

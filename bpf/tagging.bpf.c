@@ -10,14 +10,15 @@
  *
  * 1. Storage. A task's cookie is a u64 in task storage (cs_task_cookie):
  *    it lives and dies with the task, so a reused PID never inherits a dead
- *    tenant's cookie. New cookies come from a 63-bit counter in cs_ctl and
+ *    tenant's cookie. New cookies come from a counter in cs_tag_seq (which
+ *    only BPF writes), scrambled by an odd multiplier modulo 2^63, so they
  *    are never reused; cgroup cookies have bit 63 set (coresched.h).
  *
  * 2. Inheritance. The task_alloc LSM hook runs in copy_process() in the
  *    parent (current), before the child can run: the child gets the
  *    cookie of the thread that forked or cloned it, as upstream's
  *    sched_core_fork() does. If its storage cannot be allocated the fork
- *    fails with ENOMEM (fail closed) and cs_ctl counts it. exec keeps it.
+ *    fails with ENOMEM (fail closed) and cs_tag_seq counts it. exec keeps it.
  *
  * 3. prctl. A kprobe on the prctl syscall answers PR_SCHED_CORE itself and
  *    overrides the syscall's return value (bpf_override_return), so the
@@ -41,9 +42,10 @@
  *    Example: a VMM thread 100 calls prctl(PR_SCHED_CORE, CREATE, 0,
  *    THREAD_GROUP, 0). Its pid namespace is the initial one, pid 0 is the
  *    caller; threads 100, 101 and 102 share its thread group and all pass
- *    the permission check; cs_ctl.last_cookie goes 41 -> 42 and the three
- *    threads get cookie 42, then cs_ctl.tag_gen is bumped. A vCPU thread
- *    it clones afterwards gets 42 at task_alloc. prctl returns 0.
+ *    the permission check; cs_tag_seq.nr_cookies goes 41 -> 42 and the
+ *    three threads get cookie 42 * COOKIE_MIX (63 bits), then cs_ctl.tag_gen
+ *    is bumped. A vCPU thread
+ *    it clones afterwards gets the same cookie at task_alloc. prctl returns 0.
  *
  *    The cookie a task is given or reports is its effective one: its own,
  *    else its cgroup's (see cookie.bpf.h), so SHARE_FROM a task of a
@@ -92,6 +94,17 @@ int bpf_iter_task_new(struct bpf_iter_task *it, struct task_struct *task,
 		      unsigned int flags) __ksym;
 struct task_struct *bpf_iter_task_next(struct bpf_iter_task *it) __ksym;
 void bpf_iter_task_destroy(struct bpf_iter_task *it) __ksym;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct cs_tag_seq);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} cs_tag_seq SEC(".maps");
+
+/* Odd, so n -> n * COOKIE_MIX is a bijection on 63 bits: ids never repeat. */
+#define COOKIE_MIX 0x9e3779b97f4a7c15ULL
 
 /* Set by the loader: does any core have more than one thread? */
 const volatile bool smt_present = true;
@@ -281,11 +294,26 @@ static void set_group(struct core_req *rq)
 	}
 }
 
+static struct cs_tag_seq *tag_seq(void)
+{
+	u32 zero = 0;
+
+	return bpf_map_lookup_elem(&cs_tag_seq, &zero);
+}
+
+/*
+ * A cookie never handed out before: the n-th, scrambled (so that ids do
+ * not look like small numbers that tools may confuse), bit 63 clear.
+ */
 static u64 new_cookie(void)
 {
-	struct cs_ctl *ctl = tag_ctl();
+	struct cs_tag_seq *seq = tag_seq();
+	u64 n;
 
-	return ctl ? __sync_add_and_fetch(&ctl->last_cookie, 1) : 0;
+	if (!seq)
+		return 0;
+	n = __sync_add_and_fetch(&seq->nr_cookies, 1);
+	return (n * COOKIE_MIX) & ~CS_COOKIE_CGROUP;
 }
 
 static void tags_changed(void)
@@ -383,7 +411,7 @@ int BPF_PROG(cs_inherit, struct task_struct *task, unsigned long clone_flags)
 {
 	struct task_struct *cur = current_task();
 	struct cs_tag *mine, *child;
-	struct cs_ctl *ctl;
+	struct cs_tag_seq *seq;
 
 	mine = bpf_task_storage_get(&cs_task_cookie, cur, NULL, 0);
 	if (!mine || !mine->cookie)
@@ -391,9 +419,9 @@ int BPF_PROG(cs_inherit, struct task_struct *task, unsigned long clone_flags)
 	child = bpf_task_storage_get(&cs_task_cookie, task, NULL,
 				     BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!child) {
-		ctl = tag_ctl();
-		if (ctl)
-			__sync_fetch_and_add(&ctl->inherit_failures, 1);
+		seq = tag_seq();
+		if (seq)
+			__sync_fetch_and_add(&seq->inherit_failures, 1);
 		return -ENOMEM;
 	}
 	child->cookie = mine->cookie;

@@ -46,12 +46,21 @@ struct cs_tag {
 #define CS_MAP_TASK "cs_task_cookie"
 #define CS_MAP_CGRP "cs_cgrp_tag"
 #define CS_MAP_CTL "cs_ctl"
+#define CS_MAP_SEQ "cs_tag_seq"
 #define CS_LINK_PRCTL "link_prctl" /* prctl(PR_SCHED_CORE) handler */
 #define CS_LINK_FORK "link_fork" /* cookie inheritance on fork/clone */
 
 struct cs_ctl {
-	__u64 tag_gen; /* bumped (atomically) after every tag change */
-	__u64 last_cookie; /* the last per-task cookie handed out */
+	__u64 tag_gen; /* bumped after every tag change */
+};
+
+/*
+ * Written by BPF only (atomically): user space, which rewrites cs_ctl
+ * whole, must never undo an increment here, or two tasks could get one
+ * cookie. Pinned as CS_MAP_SEQ.
+ */
+struct cs_tag_seq {
+	__u64 nr_cookies; /* per-task cookies handed out */
 	__u64 inherit_failures; /* forks refused: no memory for the cookie */
 };
 

@@ -9,6 +9,8 @@
  *           again. While scx_coresched runs, a guard process holds the
  *           scheduler's links too: if the loader is killed, the guard
  *           switches SMT off first and only then lets the scheduler go.
+ *           A restart switches SMT on right before it attaches (after the
+ *           slow load), leaving a window of a few milliseconds.
  *
  * SMT is only switched back on if scx_coresched switched it off: it
  * leaves a marker in CS_RUN_DIR.

@@ -296,6 +296,7 @@ static int sched_start(struct sched *s, const struct opts *o,
 	/* -vv: also the verifier's statistics for every program. */
 	LIBBPF_OPTS(bpf_object_open_opts, open_opts, .pin_root_path = CS_PIN_DIR,
 		    .kernel_log_level = verbose >= 2 ? 4 : 0);
+	__u64 smt_on;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
@@ -324,6 +325,16 @@ static int sched_start(struct sched *s, const struct opts *o,
 			 strerror(errno));
 		goto fail;
 	}
+	/*
+	 * If we switched SMT off (fail-mode closed), switch it on now: loaded
+	 * and verified, the scheduler attaches within milliseconds, and it
+	 * attaches with every CPU online (loading while siblings were offline
+	 * stalled the test guest). Those milliseconds are unprotected.
+	 */
+	smt_on = cs_now_ns();
+	ret = cs_smt_restore(err, len);
+	if (ret < 0)
+		goto fail;
 	s->commit_link = bpf_program__attach(s->skel->progs.cs_commit);
 	if (!s->commit_link) {
 		snprintf(err, len,
@@ -338,6 +349,10 @@ static int sched_start(struct sched *s, const struct opts *o,
 			 strerror(errno));
 		goto fail;
 	}
+	if (ret > 0)
+		fprintf(stderr,
+			"scx_coresched: SMT switched back on %.1f ms before the scheduler was attached\n",
+			(double)(cs_now_ns() - smt_on) / 1e6);
 	return 0;
 fail:
 	sched_destroy(s);
@@ -455,8 +470,6 @@ int main(int argc, char **argv)
 			goto again;
 		}
 		started_at = cs_now_ns();
-		if (cs_smt_restore(err, sizeof(err)) < 0)
-			fprintf(stderr, "scx_coresched: %s\n", err);
 		if (o.fail_mode == CS_FAIL_CLOSED) {
 			guard = cs_guard_start(&gfd);
 			if (guard < 0)

@@ -88,6 +88,7 @@ gcc -O2 -pthread -o "$TMP/cookie_spin" tests/guest/cookie_spin.c || {
 }
 
 # --- prctl clients under scx_coresched -------------------------------------
+ensure_pins || fail failsafe_pins "scheduler did not start once"
 name=failsafe_prctl_tenants
 if observe_bg "$TMP/p.obs" --duration 40 && start_sched; then
 	for t in 1 2 3; do
@@ -173,15 +174,17 @@ rmdir "$x"
 after=$(tag_of_id "$xid")
 y=$(tenant t_y)
 "$CTL" cgroup tag "$y" >/dev/null
+yid=$(stat -c %i "$y")
 stop_sched
 rmdir "$y"
+kept=$(tag_of_id "$yid")
 start_sched
-n=$(bpftool -j map dump pinned "$PIN/cs_cgrp_tag" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
-info "tag of t_x before rmdir: '$before', after: '$after'; entries left after both removals: $n"
-if [ -n "$before" ] && [ -z "$after" ] && [ "$n" = 0 ]; then
+pruned=$(tag_of_id "$yid")
+info "t_x tag before rmdir '$before', after '$after'; t_y removed while stopped: tag '$kept', after the next start '$pruned'"
+if [ -n "$before" ] && [ -z "$after" ] && [ -n "$kept" ] && [ -z "$pruned" ]; then
 	pass $name
 else
-	fail $name "tag before '$before', after rmdir '$after', entries left $n (want 0)"
+	fail $name "t_x tag before '$before', after rmdir '$after'; t_y '$kept' -> '$pruned' (want gone)"
 fi
 stop_sched
 

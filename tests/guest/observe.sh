@@ -114,7 +114,7 @@ make_tag_maps() {
 			entries 0 name cs_task_cookie flags 1 &&
 		bpftool map create "$pin/cs_cgrp_tag" type hash key 8 value 8 \
 			entries 4096 name cs_cgrp_tag &&
-		bpftool map create "$pin/cs_ctl" type array key 4 value 24 \
+		bpftool map create "$pin/cs_ctl" type array key 4 value 8 \
 			entries 1 name cs_ctl
 }
 
