@@ -37,7 +37,9 @@ with() {
 setup() {
 	case $1 in
 	ours) start_sched >/dev/null || exit 1 ;;
-	*) stop_sched ;;
+	# Our tagging programs answer prctl(PR_SCHED_CORE) while installed:
+	# remove them so that the kernel's own core scheduling serves it.
+	*) stop_sched && "$SCHED" --uninstall ;;
 	esac
 }
 
