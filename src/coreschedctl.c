@@ -314,19 +314,10 @@ static bool read_task_file(pid_t tgid, pid_t tid, const char *file, char *buf,
 			   size_t len)
 {
 	char path[96];
-	bool ok;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", (int)tgid,
 		 (int)tid, file);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	ok = fgets(buf, (int)len, f) != NULL;
-	fclose(f);
-	if (ok)
-		buf[strcspn(buf, "\n")] = '\0';
-	return ok;
+	return cs_read_line(path, buf, len);
 }
 
 /*

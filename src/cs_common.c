@@ -2,6 +2,7 @@
 /* Helpers shared by the scx_coresched programs; see cs_common.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,9 +18,19 @@
 
 #define CS_FILEID_KERNFS 0xfe /* include/linux/exportfs.h: cgroupfs handles */
 
-static bool read_line(const char *path, char *buf, size_t len)
+int cs_fail(char *err, size_t len, const char *fmt, ...)
 {
-	FILE *f = fopen(path, "r");
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+bool cs_read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
 	bool ok;
 
 	if (!f)
@@ -33,12 +44,12 @@ static bool read_line(const char *path, char *buf, size_t len)
 
 bool cs_scx_state(char *buf, size_t len)
 {
-	return read_line(CS_SCX_SYSFS "/state", buf, len);
+	return cs_read_line(CS_SCX_SYSFS "/state", buf, len);
 }
 
 bool cs_scx_ops(char *buf, size_t len)
 {
-	return read_line(CS_SCX_SYSFS "/root/ops", buf, len) && buf[0];
+	return cs_read_line(CS_SCX_SYSFS "/root/ops", buf, len) && buf[0];
 }
 
 bool cs_scheduler_running(void)

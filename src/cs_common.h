@@ -13,6 +13,13 @@
 #define CS_SCX_SYSFS "/sys/kernel/sched_ext"
 #define CS_CGROUP_ROOT "/sys/fs/cgroup"
 
+/* The first line of file @path, without its newline; false if unreadable. */
+bool cs_read_line(const char *path, char *buf, size_t len);
+
+/* Format a message into @err (of @len bytes) and return -1. */
+__attribute__((format(printf, 3, 4))) int cs_fail(char *err, size_t len,
+						  const char *fmt, ...);
+
 /* Read /sys/kernel/sched_ext/state into @buf; false if sched_ext is absent. */
 bool cs_scx_state(char *buf, size_t len);
 /* Name of the loaded sched_ext scheduler into @buf; false if none. */

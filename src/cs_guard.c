@@ -22,30 +22,9 @@
 #define TOPO_CACHE CS_RUN_DIR "/topology"
 #define TOPO_MAGIC 0x63737470u /* "cstp" */
 
-__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t len,
-						      const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 static int read_smt(char *buf, size_t len)
 {
-	FILE *f = fopen(CS_SMT_CONTROL, "r");
-
-	if (!f)
-		return -errno;
-	if (!fgets(buf, (int)len, f)) {
-		fclose(f);
-		return -EIO;
-	}
-	fclose(f);
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
+	return cs_read_line(CS_SMT_CONTROL, buf, len) ? 0 : -errno;
 }
 
 static int write_smt(const char *val)
@@ -66,11 +45,11 @@ int cs_smt_check(char *err, size_t len)
 	int ret = read_smt(state, sizeof(state));
 
 	if (ret)
-		return fail(err, len,
+		return cs_fail(err, len,
 			    "--fail-mode closed switches SMT off through %s, which cannot be read (%s): the kernel needs CONFIG_HOTPLUG_SMT",
 			    CS_SMT_CONTROL, strerror(-ret));
 	if (strcmp(state, "on") && strcmp(state, "off"))
-		return fail(err, len,
+		return cs_fail(err, len,
 			    "--fail-mode closed switches SMT off through %s, but SMT control is '%s' here",
 			    CS_SMT_CONTROL, state);
 	return 0;
@@ -90,7 +69,7 @@ int cs_smt_off(char *err, size_t len)
 		close(fd);
 	ret = write_smt("off");
 	if (ret)
-		return fail(err, len, "cannot switch SMT off (%s): %s",
+		return cs_fail(err, len, "cannot switch SMT off (%s): %s",
 			    CS_SMT_CONTROL, strerror(-ret));
 	return 0;
 }
@@ -103,7 +82,7 @@ int cs_smt_restore(char *err, size_t len)
 		return 0;
 	ret = write_smt("on");
 	if (ret)
-		return fail(err, len, "cannot switch SMT back on (%s): %s",
+		return cs_fail(err, len, "cannot switch SMT back on (%s): %s",
 			    CS_SMT_CONTROL, strerror(-ret));
 	unlink(SMT_MARKER);
 	return 1;

@@ -31,17 +31,6 @@ typedef __s32 s32;
 typedef __u64 u64;
 #include "tagging.skel.h"
 
-__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t len,
-						      const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 /* Owned by root and writable by nobody else? */
 static bool safe_owner_mode(const struct stat *st)
 {
@@ -56,19 +45,19 @@ int cs_pin_dir_secure(char *err, size_t len)
 	int fd;
 
 	if (mkdir(CS_PIN_DIR, 0700) && errno != EEXIST)
-		return fail(err, len, "cannot create %s: %s", CS_PIN_DIR,
+		return cs_fail(err, len, "cannot create %s: %s", CS_PIN_DIR,
 			    strerror(errno));
 	fd = open(CS_PIN_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
 	if (fd < 0 || fstat(fd, &st)) {
 		if (fd >= 0)
 			close(fd);
-		return fail(err, len,
+		return cs_fail(err, len,
 			    "%s is not a directory (%s); remove it: rm -rf %s",
 			    CS_PIN_DIR, strerror(errno), CS_PIN_DIR);
 	}
 	if (!safe_owner_mode(&st)) {
 		close(fd);
-		return fail(err, len,
+		return cs_fail(err, len,
 			    "%s is owned by uid %u with mode %04o: someone else may have planted or may remove the tags; it must be root's and writable only by root. Check who made it, then: rm -rf %s",
 			    CS_PIN_DIR, st.st_uid, st.st_mode & 07777,
 			    CS_PIN_DIR);
@@ -76,7 +65,7 @@ int cs_pin_dir_secure(char *err, size_t len)
 	dir = fdopendir(fd);
 	if (!dir) {
 		close(fd);
-		return fail(err, len, "cannot read %s: %s", CS_PIN_DIR,
+		return cs_fail(err, len, "cannot read %s: %s", CS_PIN_DIR,
 			    strerror(errno));
 	}
 	while ((de = readdir(dir))) {
@@ -85,7 +74,7 @@ int cs_pin_dir_secure(char *err, size_t len)
 		if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
 		    S_ISLNK(st.st_mode) || !safe_owner_mode(&st)) {
 			closedir(dir);
-			return fail(err, len,
+			return cs_fail(err, len,
 				    "%s/%s is not root's or is writable by others (uid %u, mode %04o): refusing to trust it; check who made it, then: rm -rf %s",
 				    CS_PIN_DIR, de->d_name, st.st_uid,
 				    st.st_mode & 07777, CS_PIN_DIR);
@@ -108,11 +97,11 @@ static int pin_over(struct bpf_link *link, const char *name, char *err,
 	unlink(tmp);
 	ret = bpf_link__pin(link, tmp);
 	if (ret)
-		return fail(err, len, "cannot pin %s: %s", tmp, strerror(-ret));
+		return cs_fail(err, len, "cannot pin %s: %s", tmp, strerror(-ret));
 	if (rename(tmp, path)) {
 		ret = errno;
 		unlink(tmp);
-		return fail(err, len, "cannot replace %s: %s", path,
+		return cs_fail(err, len, "cannot replace %s: %s", path,
 			    strerror(ret));
 	}
 	return 0;
@@ -123,12 +112,12 @@ static int attach_all(struct tagging *skel, struct bpf_link **prctl,
 {
 	*prctl = bpf_program__attach(skel->progs.cs_prctl);
 	if (!*prctl)
-		return fail(err, len,
+		return cs_fail(err, len,
 			    "cannot attach the prctl(PR_SCHED_CORE) handler to the prctl syscall: %s; the kernel needs CONFIG_KPROBES, CONFIG_FUNCTION_ERROR_INJECTION and CONFIG_BPF_KPROBE_OVERRIDE",
 			    strerror(errno));
 	*fork = bpf_program__attach_lsm(skel->progs.cs_inherit);
 	if (!*fork)
-		return fail(err, len,
+		return cs_fail(err, len,
 			    "cannot attach the fork hook (LSM task_alloc): %s; the kernel needs CONFIG_BPF_LSM=y and 'bpf' in its active LSMs (/sys/kernel/security/lsm, or lsm= on the kernel command line)",
 			    strerror(errno));
 	return 0;
@@ -144,12 +133,12 @@ int cs_tagging_install(bool smt_present, int verbose, char *err, size_t len)
 
 	skel = tagging__open_opts(&opts);
 	if (!skel)
-		return fail(err, len, "cannot open the tagging programs: %s",
+		return cs_fail(err, len, "cannot open the tagging programs: %s",
 			    strerror(errno));
 	skel->rodata->smt_present = smt_present;
 	ret = tagging__load(skel);
 	if (ret) {
-		fail(err, len,
+		cs_fail(err, len,
 		     "cannot load the tagging programs (%s); if %s holds maps of an older version, stop every scx_coresched and remove it: rm -rf %s (tags are lost)",
 		     strerror(-ret), CS_PIN_DIR, CS_PIN_DIR);
 		goto out;
@@ -178,12 +167,12 @@ int cs_tagging_uninstall(char *err, size_t len)
 	DIR *dir;
 
 	if (cs_scheduler_running())
-		return fail(err, len,
+		return cs_fail(err, len,
 			    "scx_coresched is running: stop it first, then uninstall");
 	dir = opendir(CS_PIN_DIR);
 	if (!dir)
 		return errno == ENOENT ? 0 :
-					 fail(err, len, "cannot read %s: %s",
+					 cs_fail(err, len, "cannot read %s: %s",
 					      CS_PIN_DIR, strerror(errno));
 	while ((de = readdir(dir))) {
 		if (de->d_name[0] == '.')
@@ -191,13 +180,13 @@ int cs_tagging_uninstall(char *err, size_t len)
 		snprintf(path, sizeof(path), "%s/%s", CS_PIN_DIR, de->d_name);
 		if (unlink(path)) {
 			closedir(dir);
-			return fail(err, len, "cannot remove %s: %s", path,
+			return cs_fail(err, len, "cannot remove %s: %s", path,
 				    strerror(errno));
 		}
 	}
 	closedir(dir);
 	if (rmdir(CS_PIN_DIR))
-		return fail(err, len, "cannot remove %s: %s", CS_PIN_DIR,
+		return cs_fail(err, len, "cannot remove %s: %s", CS_PIN_DIR,
 			    strerror(errno));
 	return 0;
 }
