@@ -27,6 +27,7 @@ KDIR = $(shell kernel/build.sh --dir)
 PROGS := $(O)/scx_coresched $(O)/coreschedctl $(O)/coresched-observe
 CTL_BINS := $(O)/coresched $(O)/libcoresched.a $(O)/libcoresched.so
 HOST_TESTS := $(O)/test_policy $(O)/test_model $(O)/test_topo $(O)/test_ctl $(O)/test_ctl_lib
+HOST_TESTS += $(O)/test_policy_file # policy
 GUEST_BINS := $(O)/progress $(O)/prctl_check $(O)/prctl_parity
 COMMON := $(O)/cs_common.o
 
@@ -117,6 +118,10 @@ $(O)/test_policy: tests/test_policy.c tests/harness.h include/*.h | $(O)
 
 $(O)/test_model: tests/test_model.c tests/harness.h include/*.h | $(O)
 	$(CC) $(CFLAGS) -o $@ $<
+
+# policy: the policy file parser alone.
+$(O)/test_policy_file: tests/test_policy_file.c tests/harness.h src/cs_policy_file.c src/cs_policy_file.h include/cs_policy_rules.h | $(O)
+	$(CC) $(CFLAGS) -Isrc -o $@ tests/test_policy_file.c src/cs_policy_file.c
 
 $(O)/test_topo: tests/test_topo.c tests/harness.h src/cs_topo.c src/cs_topo.h | $(O)
 	$(CC) $(CFLAGS) -Isrc -o $@ tests/test_topo.c src/cs_topo.c
