@@ -51,6 +51,15 @@
  *    else its cgroup's (see cookie.bpf.h), so SHARE_FROM a task of a
  *    tagged cgroup joins that cgroup's trust domain.
  *
+ * 4. Adoption. Tasks that took cookies of the kernel's own core scheduling
+ *    before these programs were installed keep their trust domains: the
+ *    loader walks every task once (cs_adopt), gives each kernel cookie one
+ *    new cookie of ours, then has the kernel drop its cookies (prctl
+ *    SHARE_TO from a cookie-less loader, let through by bypass_tgid) and
+ *    waits until no runqueue has core scheduling enabled
+ *    (cs_kernel_core_engaged) before a scheduler attaches: sched_ext with
+ *    the kernel's core scheduling engaged hung the test guest.
+ *
  * The permission rule is upstream's __ptrace_may_access() for
  * PTRACE_MODE_READ_REALCREDS: same thread group; or the caller's real uid
  * and gid equal the target's real, effective and saved ones; or the caller
@@ -426,4 +435,68 @@ int BPF_PROG(cs_inherit, struct task_struct *task, unsigned long clone_flags)
 	}
 	child->cookie = mine->cookie;
 	return 0;
+}
+
+/* Kernel cookie -> the cookie of ours it became, for one adoption walk. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, u64);
+	__type(value, u64);
+} adopted SEC(".maps");
+
+/*
+ * One line "tid cookie" per task that holds a cookie of the kernel's own
+ * core scheduling; the task gets the cookie of ours that stands for it.
+ */
+SEC("iter/task")
+int cs_adopt(struct bpf_iter__task *ctx)
+{
+	struct seq_file *seq = ctx->meta->seq;
+	struct task_struct *t = ctx->task;
+	u64 kc, id, *ours;
+	struct cs_tag *tag;
+
+	if (!t || !bpf_core_field_exists(t->core_cookie))
+		return 0;
+	kc = BPF_CORE_READ(t, core_cookie);
+	if (!kc)
+		return 0;
+	ours = bpf_map_lookup_elem(&adopted, &kc);
+	if (!ours) {
+		id = new_cookie();
+		if (!id)
+			return 0;
+		bpf_map_update_elem(&adopted, &kc, &id, BPF_NOEXIST);
+		ours = bpf_map_lookup_elem(&adopted, &kc);
+		if (!ours)
+			return 0;
+	}
+	tag = bpf_task_storage_get(&cs_task_cookie, t, NULL,
+				   BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (tag)
+		tag->cookie = *ours;
+	BPF_SEQ_PRINTF(seq, "%d %llu %d\n", t->pid, *ours, tag ? 0 : -ENOMEM);
+	return 0;
+}
+
+extern const struct rq runqueues __ksym __weak;
+
+/* How many CPUs' runqueues have the kernel's core scheduling enabled. */
+SEC("syscall")
+int cs_kernel_core_engaged(void *ctx)
+{
+	const struct rq *rq;
+	int cpu, n = 0;
+
+	if (!bpf_core_field_exists(struct rq, core_enabled))
+		return 0;
+	bpf_for(cpu, 0, 8192) {
+		rq = bpf_per_cpu_ptr(&runqueues, cpu);
+		if (!rq)
+			break;
+		if (BPF_CORE_READ(rq, core_enabled))
+			n++;
+	}
+	return n;
 }

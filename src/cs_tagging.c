@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -84,9 +85,7 @@ int cs_pin_dir_secure(char *err, size_t len)
 	return 0;
 }
 
-/* Pin @link at CS_PIN_DIR/@name, atomically replacing an older pin. */
-static int pin_over(struct bpf_link *link, const char *name, char *err,
-		    size_t len)
+int cs_pin_over(struct bpf_link *link, const char *name, char *err, size_t len)
 {
 	char path[256], tmp[272];
 	int ret;
@@ -123,7 +122,88 @@ static int attach_all(struct tagging *skel, struct bpf_link **prctl,
 	return 0;
 }
 
-int cs_tagging_install(bool smt_present, int verbose, char *err, size_t len)
+#define PR_SCHED_CORE_GET 0
+#define PR_SCHED_CORE_SHARE_TO 2
+#define ENGAGED_WAIT_MS 5000 /* the kernel disables it from a work item */
+
+/* How many CPUs have the kernel's own core scheduling enabled, or -errno. */
+static int kernel_core_engaged(struct tagging *skel)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, run);
+	int ret = bpf_prog_test_run_opts(
+		bpf_program__fd(skel->progs.cs_kernel_core_engaged), &run);
+
+	return ret ? -errno : (int)run.retval;
+}
+
+/*
+ * Give every task that holds a cookie of the kernel's own core scheduling
+ * one of ours (cs_adopt, one per kernel cookie), make the kernel drop its
+ * cookies, and wait until it has disabled its core scheduling: attaching a
+ * sched_ext scheduler beside it hung the test guest. Returns how many
+ * tasks were adopted, or -1 with a message.
+ */
+static int adopt_kernel_cookies(struct tagging *skel, char *err, size_t len)
+{
+	unsigned long long mine = 0, cookie;
+	int fd, tid, nomem, n = 0, bad = 0, i, engaged = 0;
+	struct bpf_link *it;
+	FILE *f;
+
+	it = bpf_program__attach_iter(skel->progs.cs_adopt, NULL);
+	if (!it)
+		return cs_fail(err, len, "cannot walk the tasks: %s",
+			       strerror(errno));
+	fd = bpf_iter_create(bpf_link__fd(it));
+	f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		bpf_link__destroy(it);
+		return cs_fail(err, len, "cannot walk the tasks: %s",
+			       strerror(errno));
+	}
+	/* Our handler lets our own prctl calls through to the kernel. */
+	skel->bss->bypass_tgid = getpid();
+	if (!prctl(PR_SCHED_CORE, PR_SCHED_CORE_GET, 0, 0, &mine) && mine) {
+		bad = 1;
+		cs_fail(err, len,
+			"scx_coresched itself runs with a cookie of the kernel's core scheduling, so it cannot take the kernel's cookies away from other tasks; start it from a process without one");
+	}
+	while (!bad && fscanf(f, "%d %llu %d", &tid, &cookie, &nomem) == 3) {
+		n++;
+		/* From us (no cookie) to @tid: the kernel drops its cookie. */
+		if (nomem ||
+		    (prctl(PR_SCHED_CORE, PR_SCHED_CORE_SHARE_TO, tid, 0, 0) &&
+		     errno != ESRCH)) {
+			bad = 1;
+			cs_fail(err, len,
+				"cannot move task %d from the kernel's core scheduling to ours: %s",
+				tid, nomem ? "out of memory" : strerror(errno));
+		}
+	}
+	skel->bss->bypass_tgid = 0;
+	fclose(f);
+	bpf_link__destroy(it);
+	if (bad)
+		return -1;
+	for (i = 0; i < ENGAGED_WAIT_MS / 10; i++) {
+		engaged = kernel_core_engaged(skel);
+		if (engaged <= 0)
+			break;
+		usleep(10000);
+	}
+	if (engaged < 0)
+		return cs_fail(err, len,
+			       "cannot tell whether the kernel's own core scheduling is enabled: %s",
+			       strerror(-engaged));
+	if (engaged > 0)
+		return cs_fail(err, len,
+			       "the kernel's own core scheduling is still enabled on %d CPUs; attaching a sched_ext scheduler beside it can hang the machine: find the tasks with cookies (coreschedctl list) and stop them",
+			       engaged);
+	return n;
+}
+
+int cs_tagging_install(bool smt_present, int verbose, int *adopted, char *err,
+		       size_t len)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .pin_root_path = CS_PIN_DIR,
 		    .kernel_log_level = verbose >= 2 ? 4 : 0);
@@ -145,13 +225,18 @@ int cs_tagging_install(bool smt_present, int verbose, char *err, size_t len)
 	}
 	ret = attach_all(skel, &prctl, &fork, err, len);
 	if (!ret)
-		ret = pin_over(prctl, CS_LINK_PRCTL, err, len);
+		ret = cs_pin_over(prctl, CS_LINK_PRCTL, err, len);
 	if (!ret)
-		ret = pin_over(fork, CS_LINK_FORK, err, len);
+		ret = cs_pin_over(fork, CS_LINK_FORK, err, len);
 	/* Pinned: the kernel keeps them attached after we let go. */
 	if (!ret) {
 		bpf_link__disconnect(prctl);
 		bpf_link__disconnect(fork);
+	}
+	/* Our handler answers prctl from now on: no new kernel cookies. */
+	if (!ret) {
+		*adopted = adopt_kernel_cookies(skel, err, len);
+		ret = *adopted < 0;
 	}
 out:
 	bpf_link__destroy(prctl);

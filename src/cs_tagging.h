@@ -17,13 +17,24 @@
  */
 int cs_pin_dir_secure(char *err, size_t len);
 
+struct bpf_link;
+/*
+ * Pin @link at CS_PIN_DIR/@name (no dots: bpffs refuses them), atomically
+ * replacing an older pin, which detaches the older link's program. 0, or
+ * -1 with a message in @err. Shared with src/cs_policy_apply.c.
+ */
+int cs_pin_over(struct bpf_link *link, const char *name, char *err, size_t len);
+
 /*
  * Load the tagging programs, attach them and pin their links under
- * CS_PIN_DIR, replacing the links of an earlier instance. @smt_present:
- * the machine has SMT (prctl answers ENODEV otherwise). Returns 0, or -1
- * with a message in @err.
+ * CS_PIN_DIR, replacing the links of an earlier instance; then adopt the
+ * tasks that hold cookies of the kernel's own core scheduling (*@adopted
+ * says how many) and make sure it is disabled. @smt_present: the machine
+ * has SMT (prctl answers ENODEV otherwise). Returns 0, or -1 with a
+ * message in @err.
  */
-int cs_tagging_install(bool smt_present, int verbose, char *err, size_t len);
+int cs_tagging_install(bool smt_present, int verbose, int *adopted, char *err,
+		       size_t len);
 
 /*
  * Detach the tagging programs and remove every pin under CS_PIN_DIR: all

@@ -20,8 +20,10 @@
 #include <bpf/libbpf.h>
 
 #include "cs_common.h"
+#include "cs_ctlsock.h"
 #include "cs_guard.h"
 #include "cs_policy.h"
+#include "cs_policy_apply.h" /* policy hook */
 #include "cs_report.h"
 #include "cs_tagging.h"
 #include "cs_topo.h"
@@ -58,6 +60,9 @@ static const char usage[] =
 	"                       the moment isolation ends, and on again once it is back.\n"
 	"                       A guard process covers a SIGKILL of this process.\n"
 	"      --no-restart     exit after an ejection instead of loading again\n"
+	"  -p, --policy FILE    tag cgroups as FILE says (default " CS_POLICY_DEFAULT ",\n"
+	"                       if it exists): existing ones at start, new ones\n"
+	"                       when they are created; see coreschedctl policy check\n"
 	"      --uninstall      (scheduler stopped) detach the tagging programs and\n"
 	"                       remove " CS_PIN_DIR ": every tag is lost and\n"
 	"                       prctl(PR_SCHED_CORE) goes to the kernel again\n"
@@ -117,6 +122,7 @@ struct opts {
 	enum cs_fail_mode fail_mode;
 	bool restart;
 	bool uninstall;
+	const char *policy; /* --policy; NULL: the default file, if any */
 };
 
 static void parse_opts(int argc, char **argv, struct opts *o)
@@ -128,6 +134,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "fail-mode", required_argument, NULL, 'f' },
 		{ "no-restart", no_argument, NULL, 'R' },
 		{ "uninstall", no_argument, NULL, 'U' },
+		{ "policy", required_argument, NULL, 'p' }, /* policy hook */
 		{ "stats", required_argument, NULL, 'S' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -140,7 +147,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	o->mode = CS_MODE_STRICT;
 	o->slice_ns = 5000000;
 	o->restart = true;
-	while ((c = getopt_long(argc, argv, "m:ks:f:S:jvh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:ks:f:S:p:jvh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			if (!strcmp(optarg, "strict"))
@@ -168,6 +175,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'U':
 			o->uninstall = true;
+			break;
+		case 'p': /* policy hook */
+			o->policy = optarg;
 			break;
 		case 's': {
 			long us = strtol(optarg, &end, 10);
@@ -451,13 +461,21 @@ int main(int argc, char **argv)
 	}
 	check_kernel(&o);
 	read_topology(&topo);
-	if (cs_tagging_install(topo.smt > 1, verbose, err, sizeof(err)))
+	if (cs_tagging_install(topo.smt > 1, verbose, &restarts, err,
+			       sizeof(err)))
 		die("%s", err);
+	if (restarts)
+		fprintf(stderr,
+			"scx_coresched: %d tasks held cookies of the kernel's own core scheduling: they keep their trust domains under ours\n",
+			restarts);
 	restarts = cs_prune_cgroup_tags();
 	if (restarts && verbose)
 		fprintf(stderr,
 			"scx_coresched: dropped the tags of %d removed cgroups\n",
 			restarts);
+	/* policy hook: tag cgroups as the policy file says, now and later */
+	if (cs_policy_apply(o.policy, verbose, err, sizeof(err)))
+		die("%s", err);
 	restarts = 0;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -488,6 +506,8 @@ int main(int argc, char **argv)
 				o.trust_kthreads ? "trusted" : "untagged",
 				o.fail_mode == CS_FAIL_CLOSED ? "closed" : "open");
 		lost_at = 0;
+		/* Unprivileged cgroup tagging; once, stopped at exit. */
+		cs_ctlsock_start(verbose);
 
 		end = sched_wait(&s, &o, &topo);
 		if (end == RUN_EJECTED)

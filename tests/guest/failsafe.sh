@@ -6,6 +6,10 @@
 # Run as root in a tools/vm guest from the repository root:
 #   tools/vm -- tests/guest/failsafe.sh
 #
+#   failsafe_adopt_kernel_cookies tasks that took cookies of the kernel's own
+#                                 core scheduling before scx_coresched
+#                                 started keep distinct cookies under ours,
+#                                 the kernel's is disabled, no hang, 0 ns
 #   failsafe_prctl_tenants        three prctl(PR_SCHED_CORE) tenants (as
 #                                 cloud-hypervisor tags vCPUs) and untagged
 #                                 work: the observer, attached first, sees
@@ -88,6 +92,35 @@ gcc -O2 -pthread -o "$TMP/cookie_spin" tests/guest/cookie_spin.c || {
 }
 
 # --- prctl clients under scx_coresched -------------------------------------
+# --- cookies of the kernel's own core scheduling, taken before we start -----
+# A fresh guest has no tagging programs yet: the kernel serves the prctl.
+name=failsafe_adopt_kernel_cookies
+spawn "$TMP/cookie_spin" 2 300
+spawn "$TMP/cookie_spin" 2 300
+spawn stress-ng --quiet --cpu 2 --timeout 300
+sleep 1
+tenants=$(pgrep -f "$TMP/cookie_spin" | tr '\n' ' ')
+before=$(for p in $tenants; do cookie_of "$p"; done | tr '\n' ' ')
+if start_sched; then
+	after=$(for p in $tenants; do cookie_of "$p"; done | tr '\n' ' ')
+	threads=$(for p in $tenants; do for t in /proc/$p/task/*; do cookie_of "${t##*/}"; done | sort -u | wc -l; done | tr '\n' ' ')
+	observe_for 4 "$TMP/a.obs"
+	ov=$(field "$TMP/a.obs" overlap_ns)
+	info "kernel cookies before: $before; ours after: $after; distinct per tenant: $threads; overlap_ns=$ov; $(grep -o '[0-9]* tasks held cookies' "$TMP/sched.err")"
+	set -- $after
+	if [ $# = 2 ] && [ "$1" != 0 ] && [ "$2" != 0 ] && [ "$1" != "$2" ] &&
+		[ "$after" != "$before" ] && [ "$threads" = "1 1 " ] &&
+		[ "$ov" = 0 ] && [ "$(scx_state)" = enabled ]; then
+		pass $name
+	else
+		fail $name "before '$before' after '$after' per-tenant '$threads' overlap_ns=$ov state $(scx_state)"
+	fi
+else
+	fail $name "scheduler did not start: $(tail -n 2 "$TMP/sched.err")"
+fi
+stop_bg
+stop_sched
+
 ensure_pins || fail failsafe_pins "scheduler did not start once"
 name=failsafe_prctl_tenants
 if observe_bg "$TMP/p.obs" --duration 40 && start_sched; then

@@ -108,14 +108,26 @@ spin_in() {
 	done
 }
 
+# make_tag_maps: the pinned tag maps without a running scheduler: start
+# scx_coresched once and stop it (its tags and tagging programs stay).
 make_tag_maps() {
-	mkdir -p "$pin" && made_pin=1 &&
-		bpftool map create "$pin/cs_task_cookie" type task_storage key 4 value 8 \
-			entries 0 name cs_task_cookie flags 1 &&
-		bpftool map create "$pin/cs_cgrp_tag" type hash key 8 value 8 \
-			entries 4096 name cs_cgrp_tag &&
-		bpftool map create "$pin/cs_ctl" type array key 4 value 8 \
-			entries 1 name cs_ctl
+	local i sched=$PWD/build/scx_coresched pid
+	made_pin=1
+	"$sched" &
+	pid=$!
+	for i in $(seq 1 240); do
+		[ "$(cat /sys/kernel/sched_ext/state)" = enabled ] && break
+		kill -0 $pid 2>/dev/null || return 1
+		sleep 0.25
+	done
+	kill -INT $pid
+	wait $pid
+	for i in $(seq 1 80); do
+		[ "$(cat /sys/kernel/sched_ext/state)" = disabled ] && return 0
+		sleep 0.25
+	done
+	echo "sched_ext did not return to disabled"
+	return 1
 }
 
 test_bad_input() {
