@@ -29,6 +29,7 @@ CTL_BINS := $(O)/coresched $(O)/libcoresched.a $(O)/libcoresched.so
 HOST_TESTS := $(O)/test_policy $(O)/test_model $(O)/test_topo $(O)/test_ctl $(O)/test_ctl_lib
 HOST_TESTS += $(O)/test_policy_file # policy
 GUEST_BINS := $(O)/progress $(O)/prctl_check $(O)/prctl_parity
+GUEST_BINS += $(O)/ctl_raw # control socket
 COMMON := $(O)/cs_common.o
 
 .PHONY: all deps kernel test test-host test-guest demo clean format
@@ -75,6 +76,10 @@ $(O)/coresched-observe.o: $(O)/observe.skel.h
 $(O)/scx_coresched: $(O)/scx_coresched.o $(O)/cs_topo.o $(O)/cs_report.o \
 		$(O)/cs_tagging.o $(O)/cs_guard.o $(COMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# control socket: unprivileged cgroup tagging, through libcoresched's code.
+$(O)/scx_coresched: $(O)/cs_ctlsock.o $(O)/libcoresched.o
+$(O)/scx_coresched: LDFLAGS += -pthread
 
 # libcoresched: one set of position-independent objects (cs_common.o
 # included) for the static and the shared library; the shared one exports

@@ -21,6 +21,24 @@
  * write the tag maps that scx_coresched pins under CS_PIN_DIR, through a
  * handle (struct cs_cgroups) that holds the map file descriptors.
  *
+ * Without root: the pinned maps are root's. When a caller other than root
+ * may not open them, cs_cgroups_open() falls back to asking the running
+ * scx_coresched through its control socket, /run/scx_coresched/ctl.sock,
+ * and every cgroup call on that handle becomes one request. scx_coresched
+ * then lets the caller (the uid the kernel reports for the socket) tag,
+ * untag and share only cgroups delegated to it: the uid owns the cgroup
+ * directory AND its cgroup.procs file, as systemd's Delegate=yes (or a
+ * chown by root) leaves them; cgroups the user makes inside such a cgroup
+ * are delegated too. For share, both cgroups must be delegated. Paths
+ * must be the real path below /sys/fs/cgroup: symbolic links and '..' are
+ * refused (relative paths are taken from the current directory). Anyone
+ * may get and list. A refusal changes nothing, and its message says why,
+ * e.g. "permission denied: cgroup PATH is not delegated to you (owner uid
+ * 0, you are uid 1000); ...". scx_coresched also bounds what one user may
+ * do: requests of at most 4096 bytes, 2 s per request, a few connections
+ * and about 20 changes per second per uid, and a quarter of the tag map
+ * kept for root.
+ *
  * A task's effective cookie under scx_coresched is its task cookie if
  * non-zero, else the cookie of its nearest tagged cgroup ancestor, else 0.
  *
@@ -186,10 +204,19 @@ struct cs_cgroups;
  * @param out receives the handle; untouched on failure
  * @return 0; -EOPNOTSUPP if the kernel has no sched_ext; -ESRCH if
  * scx_coresched is not the running scheduler (cgroup cookies would have no
- * effect); -EAGAIN while it is starting; -EACCES/-EPERM without the right
- * to open the pinned maps (root, or CAP_BPF with access to CS_PIN_DIR);
- * -ENOENT if the maps are not pinned; -EPROTO if their layout is not the
- * one this library was built for
+ * effect); -EAGAIN while it is starting; -ENOENT if the maps are not
+ * pinned; -EPROTO if their layout is not the one this library was built
+ * for. Without the right to open the pinned maps (root, or CAP_BPF with
+ * access to CS_PIN_DIR), a caller other than root gets a handle that
+ * talks to scx_coresched's control socket (see the top of this file), or
+ * -EACCES if it serves none.
+ *
+ * On a socket handle, the cgroup calls may also fail with -EACCES (the
+ * cgroup is not delegated to the caller, or the path has a symbolic link
+ * or '..' or is not below /sys/fs/cgroup), -EAGAIN (too many requests:
+ * retry), -ENOSPC (the rest of the tag map is kept for root), -E2BIG,
+ * -ETIMEDOUT (no answer), -EPROTO (a reply this library does not
+ * understand).
  *
  * Thread safe (the handle it returns is not: see the top of this file).
  */

@@ -13,12 +13,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 
 #include "coresched.h"
 #include "cs_common.h"
+#include "cs_ctlsock.h"
 #include "libcoresched.h"
 
 #ifndef PR_SCHED_CORE
@@ -418,7 +422,16 @@ int cs_clear_pidfd(int pidfd, enum cs_scope scope)
 struct cs_cgroups {
 	int cgrp_fd; /* CS_MAP_CGRP: cgroup id -> struct cs_tag */
 	int ctl_fd; /* CS_MAP_CTL: tag generation */
+	bool via_socket; /* no maps: requests to CS_CTL_SOCK */
 };
+
+static int socket_open(struct cs_cgroups **out);
+static int socket_tag(const char *path, __u64 *cookie);
+static int socket_untag(const char *path);
+static int socket_get(const char *path, __u64 *cookie, __u64 *from_id);
+static int socket_share(const char *src, const char *dst, __u64 *cookie);
+static int socket_foreach(int (*fn)(__u64 cgid, __u64 cookie, void *ctx),
+			  void *ctx);
 
 /* The message for a failed bpf() call on map @map; @err is positive. */
 static int map_fail(int err, const char *what, const char *map)
@@ -508,6 +521,8 @@ int cs_cgroups_open(struct cs_cgroups **out)
 	if (err)
 		return err;
 	if (stat(CS_PIN_DIR, &st)) {
+		if (errno == EACCES && geteuid() != 0)
+			return socket_open(out);
 		if (errno == EACCES)
 			return fail(EACCES,
 				    "permission denied looking up %s; run as root",
@@ -527,6 +542,9 @@ int cs_cgroups_open(struct cs_cgroups **out)
 			       true, &h->ctl_fd);
 	if (err) {
 		cs_cgroups_close(h);
+		/* Not root: ask the running scx_coresched instead. */
+		if ((err == -EPERM || err == -EACCES) && geteuid() != 0)
+			return socket_open(out);
 		return err;
 	}
 	*out = h;
@@ -637,8 +655,11 @@ int cs_cgroup_tag(struct cs_cgroups *h, const char *path, __u64 *cookie)
 	int err;
 
 	err = check_handle(h);
-	if (!err)
-		err = cgroup_id(path, &cgid);
+	if (err)
+		return err;
+	if (h->via_socket)
+		return socket_tag(path, cookie);
+	err = cgroup_id(path, &cgid);
 	if (err)
 		return err;
 	tag.cookie = CS_COOKIE_CGROUP | cgid;
@@ -655,8 +676,11 @@ int cs_cgroup_untag(struct cs_cgroups *h, const char *path)
 	int err;
 
 	err = check_handle(h);
-	if (!err)
-		err = cgroup_id(path, &cgid);
+	if (err)
+		return err;
+	if (h->via_socket)
+		return socket_untag(path);
+	err = cgroup_id(path, &cgid);
 	if (!err)
 		err = set_tag(h, cgid, NULL, &had_old);
 	if (err)
@@ -676,8 +700,11 @@ int cs_cgroup_get(struct cs_cgroups *h, const char *path, __u64 *cookie,
 	int err, i;
 
 	err = check_handle(h);
-	if (!err)
-		err = cgroup_id(path, &cgid);
+	if (err)
+		return err;
+	if (h->via_socket)
+		return socket_get(path, cookie, from_id);
+	err = cgroup_id(path, &cgid);
 	if (err)
 		return err;
 	if (!realpath(path, real))
@@ -715,6 +742,8 @@ int cs_cgroup_share(struct cs_cgroups *h, const char *src, const char *dst,
 	bool had_old;
 	int err;
 
+	if (h && h->via_socket)
+		return socket_share(src, dst, cookie);
 	err = cs_cgroup_get(h, src, &tag.cookie, &from);
 	if (!err)
 		err = cgroup_id(dst, &dst_id);
@@ -740,6 +769,8 @@ int cs_cgroup_foreach(struct cs_cgroups *h,
 	err = check_handle(h);
 	if (err)
 		return err;
+	if (h->via_socket)
+		return socket_foreach(fn, ctx);
 	while (!(err = bpf_map_get_next_key(h->cgrp_fd, prev, &next))) {
 		key = next;
 		prev = &key;
@@ -755,4 +786,352 @@ int cs_cgroup_foreach(struct cs_cgroups *h,
 	if (err != -ENOENT)
 		return map_fail(-err, "reading", CS_MAP_CGRP);
 	return 0;
+}
+
+/* --- Cgroup cookies without root: scx_coresched's control socket -------- */
+
+/*
+ * A caller who may not open the pinned maps asks the running
+ * scx_coresched through CS_CTL_SOCK instead (the protocol is described at
+ * the top of src/cs_ctlsock.c). It changes a cgroup's tag only if the
+ * cgroup is delegated to the caller, and says why not otherwise.
+ */
+
+/* The client waits a little longer than the server lets a request live. */
+#define CS_CTL_CLIENT_TIMEOUT_MS (CS_CTL_TIMEOUT_MS + 1000)
+
+static bool put_char(char *buf, size_t len, size_t *n, char c)
+{
+	if (*n + 1 >= len)
+		return false;
+	buf[(*n)++] = c;
+	buf[*n] = '\0';
+	return true;
+}
+
+static bool put_encoded(char *buf, size_t len, size_t *n, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char c;
+
+	for (; *s; s++) {
+		c = (unsigned char)*s;
+		if (!cs_ctl_path_encoded_char(c)) {
+			if (!put_char(buf, len, n, (char)c))
+				return false;
+		} else if (!put_char(buf, len, n, '%') ||
+			   !put_char(buf, len, n, hex[c >> 4]) ||
+			   !put_char(buf, len, n, hex[c & 15])) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Append " PATH" to a request: absolute (from the current directory). */
+static int put_path(char *buf, size_t len, size_t *n, const char *path)
+{
+	char cwd[PATH_MAX];
+
+	if (!path || !*path)
+		return fail(EINVAL,
+			    "empty cgroup path; give a cgroup v2 directory such as %s/NAME",
+			    CS_CGROUP_ROOT);
+	if (!put_char(buf, len, n, ' '))
+		goto too_long;
+	if (path[0] != '/') {
+		if (!getcwd(cwd, sizeof(cwd)))
+			return fail(errno,
+				    "cannot resolve %s: the current directory is unknown (%s)",
+				    path, strerror(errno));
+		if (!put_encoded(buf, len, n, cwd) ||
+		    (strcmp(cwd, "/") && !put_char(buf, len, n, '/')))
+			goto too_long;
+	}
+	if (put_encoded(buf, len, n, path))
+		return 0;
+too_long:
+	return fail(ENAMETOOLONG,
+		    "cgroup path %s is too long for a request to scx_coresched",
+		    path);
+}
+
+/* The request line "VERB [A [B]]\n" in @buf. */
+static int make_request(char *buf, size_t len, const char *verb,
+			const char *a, const char *b)
+{
+	size_t n = (size_t)snprintf(buf, len, "%s", verb);
+	int err = 0;
+
+	if (a)
+		err = put_path(buf, len, &n, a);
+	if (!err && b)
+		err = put_path(buf, len, &n, b);
+	if (!err && !put_char(buf, len, &n, '\n'))
+		err = fail(ENAMETOOLONG,
+			   "cgroup paths too long for a request to scx_coresched");
+	return err;
+}
+
+/* Why CS_CTL_SOCK cannot be reached (@err positive). */
+static int socket_unreachable(int err)
+{
+	if (err == ENOENT || err == ECONNREFUSED)
+		return fail(EACCES,
+			    "permission denied: %s is root's, and scx_coresched serves no control socket for unprivileged cgroup tagging (%s: %s); run as root, or restart scx_coresched with a version that serves it",
+			    CS_PIN_DIR, CS_CTL_SOCK, strerror(err));
+	if (err == EACCES || err == EPERM)
+		return fail(err,
+			    "permission denied connecting to %s; run as root",
+			    CS_CTL_SOCK);
+	return fail(err, "cannot connect to scx_coresched on %s: %s",
+		    CS_CTL_SOCK, strerror(err));
+}
+
+/* A connected socket to CS_CTL_SOCK, or -errno. */
+static int socket_connect(void)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct timeval tv = {
+		.tv_sec = CS_CTL_CLIENT_TIMEOUT_MS / 1000,
+		.tv_usec = CS_CTL_CLIENT_TIMEOUT_MS % 1000 * 1000,
+	};
+	int fd, err;
+
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", CS_CTL_SOCK);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) ||
+	    connect(fd, (struct sockaddr *)&addr, sizeof(addr))) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static int send_all(int fd, const char *buf, size_t len)
+{
+	ssize_t n;
+
+	while (len) {
+		n = send(fd, buf, len, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Read one reply line, without its newline, into malloc()ed *@out. */
+static int read_reply(int fd, char **out)
+{
+	size_t cap = CS_CTL_MAX_REPLY, n = 0;
+	char *buf = malloc(cap + 1), *nl = NULL;
+	ssize_t r = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	while (!nl && n < cap) {
+		r = recv(fd, buf + n, cap - n, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		nl = memchr(buf + n, '\n', (size_t)r);
+		n += (size_t)r;
+	}
+	if (!nl) {
+		free(buf);
+		return r < 0 ? -errno : -EPROTO;
+	}
+	*nl = '\0';
+	*out = buf;
+	return 0;
+}
+
+/* Turn reply line @reply into 0 and *@ok, or -errno with its message. */
+static int parse_reply(char *reply, char **ok)
+{
+	char *end;
+	long e;
+
+	if (!strncmp(reply, "ok ", 3)) {
+		memmove(reply, reply + 3, strlen(reply + 3) + 1);
+		*ok = reply;
+		return 0;
+	}
+	if (!strncmp(reply, "err ", 4)) {
+		e = strtol(reply + 4, &end, 10);
+		if (e > 0 && e < 4096 && *end == ' ') {
+			e = fail((int)e, "%s", end + 1);
+			free(reply);
+			return (int)e;
+		}
+	}
+	free(reply);
+	return fail(EPROTO,
+		    "unexpected reply from scx_coresched on %s; coreschedctl and scx_coresched seem to be from different versions, rebuild and restart both",
+		    CS_CTL_SOCK);
+}
+
+/*
+ * Send request @req to scx_coresched: 0 and the text after "ok " in *@ok
+ * (malloc()ed), or -errno with its message (or ours).
+ */
+static int socket_call(const char *req, char **ok)
+{
+	char *reply = NULL;
+	int fd, err;
+
+	fd = socket_connect();
+	if (fd < 0)
+		return socket_unreachable(-fd);
+	err = send_all(fd, req, strlen(req));
+	if (!err)
+		err = read_reply(fd, &reply);
+	close(fd);
+	if (err == -EAGAIN || err == -EWOULDBLOCK)
+		return fail(ETIMEDOUT,
+			    "scx_coresched did not answer on %s within %d ms; check that it is healthy and retry",
+			    CS_CTL_SOCK, CS_CTL_CLIENT_TIMEOUT_MS);
+	if (err)
+		return fail(-err, "talking to scx_coresched on %s failed: %s",
+			    CS_CTL_SOCK, strerror(-err));
+	return parse_reply(reply, ok);
+}
+
+/* make_request() and socket_call() in one. */
+static int socket_request(const char *verb, const char *a, const char *b,
+			  char **ok)
+{
+	char req[CS_CTL_MAX_LINE + 1];
+	int err;
+
+	err = make_request(req, sizeof(req), verb, a, b);
+	return err ? err : socket_call(req, ok);
+}
+
+/* Parse hexadecimal @s into *@v; the end in *@end. */
+static bool parse_hex(const char *s, char **end, __u64 *v)
+{
+	errno = 0;
+	*v = strtoull(s, end, 16);
+	return !errno && *end != s;
+}
+
+/* A reply that is one cookie. */
+static int reply_cookie(char *ok, __u64 *cookie)
+{
+	char *end;
+	__u64 v;
+	bool good = parse_hex(ok, &end, &v) && !*end;
+
+	free(ok);
+	if (!good)
+		return fail(EPROTO,
+			    "unexpected reply from scx_coresched on %s; rebuild and restart both",
+			    CS_CTL_SOCK);
+	if (cookie)
+		*cookie = v;
+	return 0;
+}
+
+static int socket_open(struct cs_cgroups **out)
+{
+	struct cs_cgroups *h;
+	char *ok = NULL;
+	int err;
+
+	err = socket_request("ping", NULL, NULL, &ok);
+	if (err)
+		return err;
+	free(ok);
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return fail(ENOMEM, "out of memory");
+	h->cgrp_fd = h->ctl_fd = -1;
+	h->via_socket = true;
+	*out = h;
+	return 0;
+}
+
+static int socket_tag(const char *path, __u64 *cookie)
+{
+	char *ok;
+	int err = socket_request("tag", path, NULL, &ok);
+
+	return err ? err : reply_cookie(ok, cookie);
+}
+
+static int socket_untag(const char *path)
+{
+	char *ok;
+	int err = socket_request("untag", path, NULL, &ok);
+
+	return err ? err : reply_cookie(ok, NULL);
+}
+
+static int socket_share(const char *src, const char *dst, __u64 *cookie)
+{
+	char *ok;
+	int err = socket_request("share", src, dst, &ok);
+
+	return err ? err : reply_cookie(ok, cookie);
+}
+
+static int socket_get(const char *path, __u64 *cookie, __u64 *from_id)
+{
+	char *ok, *end;
+	__u64 c, from;
+	bool good;
+	int err;
+
+	err = socket_request("get", path, NULL, &ok);
+	if (err)
+		return err;
+	good = parse_hex(ok, &end, &c) && *end == ' ' &&
+	       parse_hex(end + 1, &end, &from) && !*end;
+	free(ok);
+	if (!good)
+		return fail(EPROTO,
+			    "unexpected reply from scx_coresched on %s; rebuild and restart both",
+			    CS_CTL_SOCK);
+	*cookie = c;
+	if (from_id)
+		*from_id = from;
+	return 0;
+}
+
+static int socket_foreach(int (*fn)(__u64 cgid, __u64 cookie, void *ctx),
+			  void *ctx)
+{
+	char *ok, *p, *end;
+	__u64 n, id, cookie;
+	int err;
+
+	err = socket_request("list", NULL, NULL, &ok);
+	if (err)
+		return err;
+	p = ok;
+	if (!parse_hex(p, &end, &n))
+		goto bad;
+	for (p = end; n && !err; n--, p = end) {
+		if (*p != ' ' || !parse_hex(p + 1, &end, &id) || *end != ':' ||
+		    !parse_hex(end + 1, &end, &cookie))
+			goto bad;
+		err = fn(id, cookie, ctx);
+	}
+	free(ok);
+	return err;
+bad:
+	free(ok);
+	return fail(EPROTO,
+		    "unexpected reply from scx_coresched on %s; rebuild and restart both",
+		    CS_CTL_SOCK);
 }
