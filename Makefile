@@ -71,10 +71,12 @@ $(O)/%.o: src/%.c include/*.h src/*.h | $(O)
 
 $(O)/scx_coresched.o: $(O)/coresched.skel.h
 $(O)/cs_tagging.o: $(O)/tagging.skel.h
+$(O)/cs_policy_apply.o: $(O)/policy.skel.h # policy
 $(O)/coresched-observe.o: $(O)/observe.skel.h
 
 $(O)/scx_coresched: $(O)/scx_coresched.o $(O)/cs_topo.o $(O)/cs_report.o \
-		$(O)/cs_tagging.o $(O)/cs_guard.o $(COMMON)
+		$(O)/cs_tagging.o $(O)/cs_guard.o $(COMMON) \
+		$(O)/cs_policy_apply.o $(O)/cs_policy_file.o # policy
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # control socket: unprivileged cgroup tagging, through libcoresched's code.
@@ -101,7 +103,8 @@ $(O)/libcoresched.so.1: $(LIB_OBJS)
 $(O)/libcoresched.so: $(O)/libcoresched.so.1
 	ln -sf libcoresched.so.1 $@
 
-$(O)/coreschedctl: $(O)/coreschedctl.o $(O)/coreschedctl_args.o $(O)/libcoresched.a
+$(O)/coreschedctl: $(O)/coreschedctl.o $(O)/coreschedctl_args.o \
+		$(O)/coreschedctl_policy.o $(O)/cs_policy_file.o $(O)/libcoresched.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The same binary under util-linux's name.

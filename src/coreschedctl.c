@@ -40,7 +40,9 @@ static void usage(void)
 	       " %1$s list [--json]\n"
 	       " %1$s cgroup tag|untag PATH\n"
 	       " %1$s cgroup get PATH [--json]\n"
-	       " %1$s cgroup share SRC DST\n",
+	       " %1$s cgroup share SRC DST\n"
+	       " %1$s policy check [FILE]\n"
+	       " %1$s policy show [--policy FILE] [--pid PID | PATH]\n",
 	       prog);
 	printf("\nManage core scheduling cookies of tasks and cgroups: tasks with\n"
 	       "different cookies never run at the same time on the SMT siblings of\n"
@@ -57,7 +59,10 @@ static void usage(void)
 	       "            cgroup v2 directory a cookie of its own for all tasks\n"
 	       "            in it and below it that have no cookie of their own;\n"
 	       "            untag removes it; get prints the cookie its tasks get;\n"
-	       "            share gives DST the cookie of SRC\n");
+	       "            share gives DST the cookie of SRC\n"
+	       " policy   the tagging policy of scx_coresched: check validates a\n"
+	       "            policy file; show tells which rule gives a task or\n"
+	       "            cgroup its cookie, or why it has none\n");
 	printf("\nOptions:\n"
 	       " -s, --source <PID>       the PID to take the cookie from; default:\n"
 	       "                            %s itself\n"
@@ -640,6 +645,10 @@ int main(int argc, char **argv)
 		msgx("%s", msg);
 		return EXIT_FAILURE;
 	}
+
+	if (a.cmd == CTL_POLICY) /* policy hook */
+		return ctl_policy(argc - a.policy_index,
+				  argv + a.policy_index, prog);
 
 	/* As util-linux: the source defaults to this process. */
 	if (a.cmd != CTL_NEW && !a.src)

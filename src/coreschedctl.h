@@ -22,6 +22,7 @@ enum ctl_cmd {
 	CTL_CGROUP_UNTAG,
 	CTL_CGROUP_GET,
 	CTL_CGROUP_SHARE,
+	CTL_POLICY, /* policy check|show: parsed by ctl_policy() */
 };
 
 struct ctl_args {
@@ -33,6 +34,7 @@ struct ctl_args {
 	bool json;
 	int exec_index; /* index in argv of the command to run; 0: none */
 	const char *path[2]; /* cgroup operands */
+	int policy_index; /* CTL_POLICY: index in argv of its first argument */
 };
 
 enum ctl_parse {
@@ -69,5 +71,11 @@ int ctl_pid(const char *s, pid_t *pid);
  * relative to the cgroup root. False if it does not fit in @len.
  */
 bool ctl_cgroup_path(const char *arg, char *buf, size_t len);
+
+/*
+ * coreschedctl policy check|show (coreschedctl_policy.c): @argv starts
+ * with the function. Returns the exit status.
+ */
+int ctl_policy(int argc, char **argv, const char *prog);
 
 #endif /* __CORESCHEDCTL_H */

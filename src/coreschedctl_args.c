@@ -156,6 +156,13 @@ enum ctl_parse ctl_parse(int argc, char **argv, struct ctl_args *a, char *msg,
 	a->type = 1; /* PR_SCHED_CORE_SCOPE_THREAD_GROUP, as util-linux */
 	msg[0] = '\0';
 
+	/* policy: its own options (--pid, --policy), see ctl_policy(). */
+	if (argc > 1 && !strcmp(argv[1], "policy")) {
+		a->cmd = CTL_POLICY;
+		a->policy_index = 2;
+		return CTL_PARSE_OK;
+	}
+
 	optind = 0; /* full reset: ctl_parse() may be called again */
 	opterr = 1; /* getopt reports unknown options, as in util-linux */
 	while ((c = getopt_long(argc, argv, "s:d:t:vJVh", longopts, NULL)) !=
