@@ -1,0 +1,824 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Soak tests: scx_coresched under long, hostile load. Run as root in a
+# tools/vm guest from the repository root:
+#   SCX_TOPO=CxT tools/vm --cores C --threads T -- tests/guest/soak.sh [--short|--long]
+# --short (default; tests/run, 2x2) keeps the whole run to a few minutes of
+# guest time; --long (make soak) runs 60 s or more per stress case.
+#
+# Every case starts the outside observer (coresched-observe) before the
+# scheduler, runs tenants of three or more cookies (tagged cgroups t_a and
+# t_b, a prctl tenant started by 'coresched new', untagged work), each with
+# a tracked worker, and checks: no ejection (state enabled, ops coresched,
+# no "ejected" on the scheduler's stderr, no sched_ext error in dmesg),
+# every tracked task's CPU time grew between every two checkpoints, and the
+# observer saw 0 ns of incompatible sibling overlap, except where noted.
+#
+#   soak_stress_TOPO    stress-ng as the sched_ext CI runs it (-c N -f N
+#                       --aggressive --affinity 1 --affinity-delay 1
+#                       --affinity-pin -M) inside every cookie
+#   soak_churn_TOPO     1,000 (long: 3,000) per-task cookies created and
+#                       destroyed, tasks moved between tagged and untagged
+#                       cgroups while they run, tagged and untagged cgroups
+#                       (nested too) created and removed, renice and
+#                       taskset on running tenants, exec storms; afterwards
+#                       cs_cgrp_tag holds only tags of live cgroups and no
+#                       cookie slot is held by a dead cookie
+#   soak_hotplug_TOPO   single siblings and whole cores offline and online
+#                       (never cpu0) under tagged load; the asserted
+#                       observer trusts kernel threads (sched_ext runs a
+#                       CPU's hotplug kthreads itself, see README
+#                       "Semantics"), a second strict one is printed
+#   soak_kill_TOPO      SIGKILL of the loader 5 (long: 20) times at random
+#                       moments: while it starts, while it prints --stats
+#                       0.2, while 'coreschedctl cgroup tag' runs; each is
+#                       restarted, the gap (kill until enabled again) is
+#                       printed; tags are intact afterwards. Open mode
+#                       leaves the gaps unprotected: overlap is printed.
+#                       Then one kill cycle in --fail-mode closed, which
+#                       must show 0 ns
+#   soak_rtdl_TOPO      SCHED_FIFO and SCHED_DEADLINE periodic tasks (10 ms
+#                       period, 1 ms run) in tagged cgroup t_a and an
+#                       untagged FIFO one beside it, while t_b spins on all
+#                       CPUs; overlap windows are printed, not asserted (RT
+#                       and DL tasks are preempted by IPI, as upstream)
+#
+# Ends with a summary table (info lines): case, topology, load, faults,
+# overlap, worst wait, ejections, gaps. Nothing asserts on time.
+. tests/guest/lib.sh
+
+form=short
+case "${1:-}" in
+"" | --short) ;;
+--long) form=long ;;
+*)
+	echo "usage: tests/guest/soak.sh [--short|--long]" >&2
+	exit 2
+	;;
+esac
+
+CORESCHED=$ROOT/build/coresched
+CHURN=$ROOT/build/cookie_churn
+PERIODIC=$ROOT/build/periodic
+PIN=/sys/fs/bpf/scx_coresched
+SMT=/sys/devices/system/cpu/smt/control
+SYSCPU=/sys/devices/system/cpu
+
+THREADS=$(awk -F, '{ n = 0; for (i = 1; i <= NF; i++) { split($i, r, "-");
+	n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n }' \
+	$SYSCPU/cpu0/topology/thread_siblings_list)
+CORES=$((NCPU / THREADS))
+topo=${SCX_TOPO:-${CORES}x$THREADS}
+
+if [ $form = long ]; then
+	STRESS_T=${SCX_SECS:-60}
+	CHURN_SECS=${SCX_SECS:-60}
+	COOKIES=3000
+	HP_SECS=${SCX_SECS:-60}
+	KILLS=20
+	RT_SECS=${SCX_SECS:-60}
+else
+	STRESS_T=${SCX_SECS:-15}
+	CHURN_SECS=${SCX_SECS:-20}
+	COOKIES=1000
+	HP_SECS=${SCX_SECS:-15}
+	KILLS=5
+	RT_SECS=${SCX_SECS:-12}
+fi
+CHECK_EVERY=5 # seconds between progress checkpoints
+
+rows=()
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# ms FILE KEY: an observer figure in ns, printed in ms.
+ms() {
+	local v
+	v=$(field "$1" "$2")
+	echo $((${v:-0} / 1000000))
+}
+
+# --- checks common to every case -------------------------------------------
+
+# cpu_ticks PID: utime + stime of the thread group, or "dead".
+cpu_ticks() {
+	awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null ||
+		echo dead
+}
+
+# Tracked tasks: name -> pid, and their CPU time at the last checkpoint.
+declare -A trk_pid trk_last
+stalled=
+track() { trk_pid[$1]=$2; }
+untrack_all() {
+	trk_pid=()
+	trk_last=()
+	stalled=
+}
+
+# checkpoint: every tracked task must have used CPU since the last one.
+checkpoint() {
+	local n t
+	for n in "${!trk_pid[@]}"; do
+		t=$(cpu_ticks "${trk_pid[$n]}")
+		if [ "$t" = dead ] || [ -z "$t" ]; then
+			[[ " $stalled " == *" $n(dead) "* ]] || stalled+=" $n(dead)"
+		elif [ -n "${trk_last[$n]:-}" ] && [ "$t" -le "${trk_last[$n]}" ]; then
+			stalled+=" $n(${trk_last[$n]}->$t)"
+		fi
+		trk_last[$n]=$t
+	done
+}
+
+# run_for SECS: sleep SECS, taking a checkpoint every CHECK_EVERY seconds.
+run_for() {
+	local end=$(($(date +%s) + $1)) left
+	while left=$((end - $(date +%s))) && [ $left -gt 0 ]; do
+		sleep $((left < CHECK_EVERY ? left : CHECK_EVERY))
+		checkpoint
+	done
+}
+
+# bgrun OUT CGROUP|"" CMD...: CMD in the background (in CGROUP if given),
+# output to OUT; its pid in LAST and in bg_pids.
+bgrun() {
+	local out=$1 cg=$2
+	shift 2
+	if [ -n "$cg" ]; then
+		sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$cg" "$@" >"$out" 2>&1 &
+	else
+		"$@" >"$out" 2>&1 &
+	fi
+	LAST=$!
+	bg_pids+=("$LAST")
+}
+
+# sched_errors: sched_ext error exits in the kernel log so far (a SIGKILL or
+# a stop is "unregistered from user space", not an error).
+sched_errors() {
+	dmesg | grep 'sched_ext: BPF scheduler ".*" disabled' |
+		grep -vc 'unregistered from user space'
+}
+
+# tag_of_id ID: the cookie in cs_cgrp_tag for cgroup id ID (empty if none).
+tag_of_id() {
+	# shellcheck disable=SC2046 # one argument per byte, little endian
+	bpftool -j map lookup pinned "$PIN/cs_cgrp_tag" key hex \
+		$(printf '%016x' "$1" | sed 's/../& /g' |
+			awk '{for (i = NF; i > 0; i--) printf "%s ", $i}') 2>/dev/null |
+		python3 -c 'import json, sys; d = json.load(sys.stdin); print(int.from_bytes(bytes(int(x, 16) for x in d["value"][:8]), "little"))' 2>/dev/null
+}
+cgroup_tag() { tag_of_id "$(stat -c %i "$1")"; }
+
+# cookie_of PID: its prctl(PR_SCHED_CORE_GET) cookie, decimal.
+cookie_of() {
+	python3 -c '
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+c = ctypes.c_ulonglong(0)
+if libc.prctl(62, 0, int(sys.argv[1]), 0, ctypes.byref(c)):
+    sys.exit("prctl GET %s: errno %d" % (sys.argv[1], ctypes.get_errno()))
+print(c.value)' "$1"
+}
+
+# case_begin NAME [OBSERVER_ARGS...]: observer first, then the scheduler
+# (SCHED_ARGS). Sets OBS_OUT; false if either does not start. With
+# OBSERVER_ARGS, a strict observer (STRICT_OUT, STRICT_PID) is attached
+# first too: it measures what the asserted one exempts.
+case_begin() {
+	cname=$1
+	shift
+	info "$cname $topo: starting"
+	untrack_all
+	OBS_OUT=$TMP/$cname.obs
+	STRICT_OUT=$TMP/$cname.strict
+	STRICT_PID=
+	err0=$(sched_errors)
+	ensure_pins || return 1
+	if [ $# -gt 0 ]; then
+		observe_bg "$STRICT_OUT" --duration 3600 || return 1
+		STRICT_PID=$OBS_PID
+	fi
+	observe_bg "$OBS_OUT" --duration 3600 "$@" || return 1
+	start_sched "${SCHED_ARGS[@]}"
+}
+
+# end_observers: stop the asserted observer (its status in OBS_RC) and the
+# strict one.
+end_observers() {
+	end_observer
+	OBS_RC=$?
+	[ -z "$STRICT_PID" ] || end_observer "$STRICT_PID"
+	STRICT_PID=
+}
+
+# end_observer [PID]: stop an observer; it prints its figures on SIGINT.
+end_observer() {
+	local pid=${1:-$OBS_PID} rc
+	kill -INT "$pid" 2>/dev/null
+	wait "$pid"
+	rc=$?
+	return $rc
+}
+
+# ejections ERRFILE: "ejected" lines of the loader plus kernel error exits
+# since case_begin.
+ejections() {
+	local e k
+	e=$(grep -c 'ejected' "$1" 2>/dev/null)
+	k=$(($(sched_errors) - err0))
+	echo $((${e:-0} + k))
+}
+
+# obs_summary FILE: overlap, windows, longest and worst wait, for info lines.
+obs_summary() {
+	echo "overlap_ns=$(field "$1" overlap_ns) windows=$(field "$1" overlap_windows)" \
+		"longest_ns=$(field "$1" longest_overlap_ns) switches=$(field "$1" switches)" \
+		"max_wait_ms=$(ms "$1" max_wait_ns) ($(field "$1" max_wait_comm))" \
+		"lost=$(field "$1" lost_events)"
+}
+
+# row CASE LOAD FAULTS OVERLAP WAIT EJECTIONS GAPS: a summary table row.
+row() {
+	rows+=("$(printf '%-8s %-4s %-34s %-26s %-22s %-9s %-4s %s' "$1" "$topo" "$2" "$3" "$4" "$5" "$6" "$7")")
+}
+
+# verdict NAME WHY: PASS if WHY is empty, else FAIL with it.
+verdict() {
+	if [ -z "$2" ]; then
+		pass "$1"
+	else
+		fail "$1" "$2"
+		grep overlap_example "$OBS_OUT" 2>/dev/null | head -n 3 | sed 's/^/# /'
+	fi
+}
+
+# common_why OBS_RC EJ [assert_zero]: the reasons a case fails, common part.
+common_why() {
+	local rc=$1 ej=$2 zero=${3:-1} why=
+	[ "$(scx_state)" = enabled ] && [ "$(scx_ops)" = coresched ] ||
+		why+="state $(scx_state) ops '$(scx_ops)'; "
+	[ "$ej" = 0 ] || why+="$ej ejections ($(grep -m1 ejected "$TMP/sched.err" 2>/dev/null; dmesg | grep 'sched_ext: BPF scheduler ".*" disabled' | grep -v 'unregistered from user space' | tail -n 1)); "
+	[ -z "$stalled" ] || why+="no progress:$stalled; "
+	[ "$rc" = 2 ] && why+="observer lost events ($(field "$OBS_OUT" lost_events)), isolation unverified; "
+	[ "$(field "$OBS_OUT" switches)" -gt 0 ] 2>/dev/null || why+="observer saw no switches (rc $rc); "
+	[ "$zero" = 1 ] && [ "$(field "$OBS_OUT" overlap_ns)" != 0 ] &&
+		why+="overlap_ns=$(field "$OBS_OUT" overlap_ns) in $(field "$OBS_OUT" overlap_windows) windows; "
+	echo "$why"
+}
+
+# tenants: the standard tenants, each with a tracked progress worker:
+# tagged cgroups t_a and t_b, a prctl tenant and untagged work. Sets CG_A,
+# CG_B, PID_P (the prctl tenant's worker).
+tenants() {
+	local secs=3600 # stopped by case_end
+	CG_A=$(tenant t_a)
+	CG_B=$(tenant t_b)
+	"$CTL" cgroup tag "$CG_A" >/dev/null && "$CTL" cgroup tag "$CG_B" >/dev/null ||
+		return 1
+	bgrun "$TMP/w_a" "$CG_A" "$PROGRESS" cpu "$secs"
+	track A "$LAST"
+	bgrun "$TMP/w_b" "$CG_B" "$PROGRESS" cpu "$secs"
+	track B "$LAST"
+	bgrun "$TMP/w_p" "" "$CORESCHED" new -- "$PROGRESS" cpu "$secs"
+	track P "$LAST"
+	PID_P=$LAST
+	bgrun "$TMP/w_u" "" "$PROGRESS" mem "$secs"
+	track U "$LAST"
+}
+
+# spin_load SECS: stress-ng --cpu in every cookie of tenants (the prctl
+# tenant's joins the worker's cookie with 'coresched copy').
+spin_load() {
+	bgrun "$TMP/l_a" "$CG_A" stress-ng --quiet --cpu "$NCPU" --timeout "$1"
+	bgrun "$TMP/l_b" "$CG_B" stress-ng --quiet --cpu "$NCPU" --timeout "$1"
+	bgrun "$TMP/l_p" "" "$CORESCHED" copy -s "$PID_P" -- \
+		stress-ng --quiet --cpu "$NCPU" --timeout "$1"
+	bgrun "$TMP/l_u" "" stress-ng --quiet --cpu $(((NCPU + 1) / 2)) --timeout "$1"
+}
+
+case_end() {
+	[ -z "$STRICT_PID" ] || end_observer "$STRICT_PID"
+	STRICT_PID=
+	stop_bg
+	stop_sched
+	cp "$TMP/sched.err" "$TMP/$cname.sched.err" 2>/dev/null
+	find "$CG" -depth -mindepth 1 -type d -path "$CG/t_*" -exec rmdir {} + 2>/dev/null
+}
+
+# --- 1. stress as the sched_ext CI runs it ---------------------------------
+
+# bogo FILE: the cpu stressor's bogo ops in stress-ng -M output.
+bogo() {
+	awk '/metrc:/ { for (i = 1; i < NF; i++) if ($i == "cpu") { print $(i + 1); exit } }' "$1"
+}
+
+case_stress() {
+	local name=soak_stress_$topo rc ej why="" n=$NCPU pids=() p src st=""
+	SCHED_ARGS=(--stats 2)
+	# migration/N (the stopper), which the affinity stressor wakes all the
+	# time, is a stop-class kthread no sched_ext scheduler controls: its
+	# window is the documented IPI exception. Asserted without it, printed
+	# with it.
+	case_begin stress --exempt-foreign-kthreads || { fail $name "observer or scheduler did not start: $(tail -n 2 "$TMP/sched.err")"; case_end; return; }
+	tenants || why+="could not tag the tenants; "
+	local ci=(-t "$STRESS_T" --aggressive -M -c "$n" -f "$n" --affinity 1
+		--affinity-delay 1 --affinity-pin)
+	bgrun "$TMP/s_a" "$CG_A" stress-ng "${ci[@]}"
+	pids+=("$LAST")
+	bgrun "$TMP/s_b" "$CG_B" stress-ng "${ci[@]}"
+	pids+=("$LAST")
+	bgrun "$TMP/s_p" "" "$CORESCHED" copy -s "$PID_P" -- stress-ng "${ci[@]}"
+	pids+=("$LAST")
+	bgrun "$TMP/s_u" "" stress-ng -t "$STRESS_T" -M -c $(((n + 1) / 2)) -f 1
+	pids+=("$LAST")
+	sleep 2
+	checkpoint
+	run_for "$STRESS_T"
+	for p in "${pids[@]}"; do
+		wait "$p"
+		st+="$? "
+	done
+	checkpoint
+	end_observers
+	rc=$OBS_RC
+	ej=$(ejections "$TMP/sched.err")
+	why+=$(common_why $rc "$ej")
+	for src in a b p u; do
+		[ "$(bogo "$TMP/s_$src")" -gt 0 ] 2>/dev/null ||
+			why+="stress-ng in $src reported no cpu bogo ops (exit statuses $st): $(grep -m1 -iE 'fail|error' "$TMP/s_$src"); "
+	done
+	info "stress $topo: stress-ng -t $STRESS_T --aggressive -M -c $n -f $n --affinity 1 --affinity-delay 1 --affinity-pin in t_a, t_b and a prctl tenant, -c $(((n + 1) / 2)) -f 1 untagged; exit statuses $st"
+	info "stress $topo (stop/RT/DL kthreads exempt, asserted): $(obs_summary "$OBS_OUT")"
+	info "stress $topo (strict, measured): $(obs_summary "$STRICT_OUT")"
+	grep overlap_example "$STRICT_OUT" | head -n 3 | sed 's/^/#   strict: /'
+	info "stress $topo: cpu bogo ops (t_a t_b prctl untagged): $(for s in a b p u; do echo -n "$(bogo "$TMP/s_$s") "; done)"
+	info "scheduler stats: $(tail -n 1 "$TMP/sched.out")"
+	row stress "4 cookies, -c$n -f$n affinity" "affinity 1 ns" \
+		"$(field "$OBS_OUT" overlap_ns) (strict $(field "$STRICT_OUT" overlap_ns))" "$(ms "$OBS_OUT" max_wait_ns) ms" "$ej" -
+	verdict $name "$why"
+	case_end
+}
+
+# --- 2. churn ----------------------------------------------------------------
+
+# cgrp_tag_leaks: tags in cs_cgrp_tag whose cgroup no longer exists; prints
+# "TAGS LEAKED PATHS" (PATHS: the leaked ones by the paths in cgroups.ids).
+cgrp_tag_leaks() {
+	bpftool -j map dump pinned "$PIN/cs_cgrp_tag" 2>/dev/null | python3 -c '
+import json, os, sys
+live = set()
+for d, _, _ in os.walk("/sys/fs/cgroup"):
+    live.add(os.stat(d).st_ino)
+names = {}
+try:
+    for line in open(sys.argv[1]):
+        i, p = line.split()
+        names[int(i)] = p
+except OSError:
+    pass
+keys = []
+for e in json.load(sys.stdin):
+    k = e.get("formatted", {}).get("key") if "formatted" in e else None
+    if k is None:
+        k = int.from_bytes(bytes(int(x, 16) for x in e["key"]), "little")
+    keys.append(int(k))
+dead = [k for k in keys if k not in live]
+print(len(keys), len(dead), ",".join(names.get(k, str(k)) for k in dead[:6]) or "-")' "$TMP/cgroups.ids"
+}
+
+# slots_held: cookie slots the scheduler holds for tagged (non-zero)
+# cookies, "HELD FREE COOKIES".
+slots_held() {
+	bpftool -j map dump name slot_tbl 2>/dev/null | python3 -c '
+import json, sys
+v = json.load(sys.stdin)[0]["formatted"]["value"]
+held = [hex(c) for c, r in zip(v["cookie"], v["ref"]) if r and c]
+print(len(held), v["nr_free"], ",".join(held[:6]) or "-")' 2>/dev/null || echo "? ? ?"
+}
+
+case_churn() {
+	local name=soak_churn_$topo rc ej why="" end i cg cgu pid_m n_mv=0 n_cg=0 n_tag=0 \
+		n_nice=0 n_aff=0 n_cli=0 n_clifail=0 loops=() tags leaked lpaths held free hcookies live
+	SCHED_ARGS=()
+	case_begin churn || { fail $name "observer or scheduler did not start: $(tail -n 2 "$TMP/sched.err")"; case_end; return; }
+	tenants || why+="could not tag the tenants; "
+	cgu=$(tenant t_u)
+	bgrun "$TMP/w_m" "$cgu" "$PROGRESS" cpu 3600
+	track M "$LAST"
+	pid_m=$LAST
+	# Exec storms in a tagged cgroup and in a prctl tenant.
+	bgrun "$TMP/x_b" "$CG_B" stress-ng --quiet --exec 2 --timeout "$CHURN_SECS"
+	bgrun "$TMP/x_p" "" "$CORESCHED" new -- stress-ng --quiet --exec 1 --timeout "$CHURN_SECS"
+	end=$(($(date +%s) + CHURN_SECS))
+	# Per-task cookies: the C helper, and util-linux syntax.
+	(
+		"$CHURN" "$COOKIES" 4
+		ok=0 bad=0
+		for i in $(seq 1 50); do
+			if "$CORESCHED" new -- true; then ok=$((ok + 1)); else bad=$((bad + 1)); fi
+		done
+		echo "cli $ok $bad"
+	) >"$TMP/churn.out" 2>&1 &
+	loops+=($!)
+	# Moves of a running task between tagged and untagged cgroups.
+	(
+		n=0
+		while [ "$(date +%s)" -lt $end ] || [ $n -lt 30 ]; do
+			for cg in "$CG_A" "$CG_B" "$cgu"; do
+				echo "$pid_m" >"$cg/cgroup.procs" && n=$((n + 1))
+				sleep 0.1
+			done
+		done
+		echo $n
+	) >"$TMP/moves.out" 2>&1 &
+	loops+=($!)
+	# Cgroups created and removed, tagged or not, nested, with a task in them.
+	: >"$TMP/cgroups.ids"
+	(
+		n=0 t=0
+		while [ "$(date +%s)" -lt $end ] || [ $n -lt 8 ]; do
+			n=$((n + 1))
+			cg=$CG/t_c$n
+			mkdir -p "$cg/sub"
+			echo "$(stat -c %i "$cg") ${cg#"$CG"/}" >>"$TMP/cgroups.ids"
+			echo "$(stat -c %i "$cg/sub") ${cg#"$CG"/}/sub" >>"$TMP/cgroups.ids"
+			if [ $((n % 2)) = 1 ]; then
+				"$CTL" cgroup tag "$cg" >/dev/null && t=$((t + 1))
+			fi
+			[ $((n % 4)) = 1 ] && "$CTL" cgroup tag "$cg/sub" >/dev/null && t=$((t + 1))
+			sh -c 'echo $$ > "$0/cgroup.procs" && exec "$1" cpu 0.3' "$cg/sub" "$PROGRESS" >/dev/null
+			rmdir "$cg/sub" "$cg"
+		done
+		echo "$n $t"
+	) >"$TMP/cgroups.out" 2>&1 &
+	loops+=($!)
+	# nice and affinity changes on running tenant tasks.
+	(
+		a=0 f=0
+		while [ "$(date +%s)" -lt $end ] || [ $a -lt 20 ]; do
+			for p in "${trk_pid[@]}"; do
+				renice -n $((RANDOM % 20 - 5)) -p "$p" >/dev/null 2>&1 && a=$((a + 1))
+				c1=$((RANDOM % NCPU))
+				c2=$((RANDOM % NCPU))
+				if [ $((RANDOM % 3)) = 0 ]; then
+					taskset -pac "0-$((NCPU - 1))" "$p" >/dev/null 2>&1 && f=$((f + 1))
+				else
+					taskset -pac "$c1,$c2" "$p" >/dev/null 2>&1 && f=$((f + 1))
+				fi
+			done
+			sleep 0.2
+		done
+		echo "$a $f"
+	) >"$TMP/nice.out" 2>&1 &
+	loops+=($!)
+	sleep 2
+	checkpoint
+	run_for "$CHURN_SECS"
+	wait "${loops[@]}"
+	checkpoint
+	end_observers
+	rc=$OBS_RC
+	read -r n_mv <"$TMP/moves.out"
+	read -r n_cg n_tag <"$TMP/cgroups.out"
+	read -r n_nice n_aff <"$TMP/nice.out"
+	read -r _ n_cli n_clifail < <(grep '^cli' "$TMP/churn.out")
+	local created failed
+	read -r _ created _ failed _ < <(grep '^created' "$TMP/churn.out")
+	ej=$(ejections "$TMP/sched.err")
+	why+=$(common_why $rc "$ej")
+	[ "${created:-0}" = "$COOKIES" ] && [ "${failed:-1}" = 0 ] ||
+		why+="cookie_churn: $(head -n 1 "$TMP/churn.out"); "
+	[ "${n_clifail:-1}" = 0 ] || why+="'coresched new -- true' failed $n_clifail of 50; "
+	# Leaks, while running, with t_a and t_b still tagged. A removed
+	# cgroup's tag goes when its css goes offline (a kworker): wait for
+	# that, up to 30 s.
+	for i in $(seq 1 30); do
+		read -r tags leaked lpaths < <(cgrp_tag_leaks)
+		[ "$leaked" = 0 ] && break
+		sleep 1
+	done
+	[ "$leaked" = 0 ] || why+="cs_cgrp_tag holds $leaked tags of removed cgroups ($lpaths) after ${i}s; "
+	[ "$tags" = 2 ] || why+="cs_cgrp_tag holds $tags tags, want 2 (t_a, t_b); "
+	# Cookie slots: with every tagged task gone, none may stay held.
+	stop_bg
+	sleep 2
+	read -r held free hcookies < <(slots_held)
+	live=$("$CTL" list 2>/dev/null | grep -c '^0x')
+	[ "$held" = 0 ] || why+="$held cookie slots still held with no tagged task left ($hcookies; nr_free $free; coreschedctl list shows $live cookies); "
+	info "churn $topo: $created per-task cookies ($failed failed) + $n_cli 'coresched new -- true' ($n_clifail failed), $n_mv cgroup moves, $n_cg cgroups created and removed ($n_tag tags, nested ones too), $n_nice renices, $n_aff affinity changes, exec storms in t_b and a prctl tenant"
+	info "churn $topo: cs_cgrp_tag after: $tags tags, $leaked of removed cgroups ($lpaths); cookie slots held with no tenant left: $held (nr_free $free)"
+	info "churn $topo: $(obs_summary "$OBS_OUT")"
+	row churn "$COOKIES cookies,$n_cg cgroups,$n_mv moves" "renice $n_nice,taskset $n_aff,exec" \
+		"$(field "$OBS_OUT" overlap_ns)" "$(ms "$OBS_OUT" max_wait_ns) ms" "$ej" \
+		"leaks: tags $leaked slots $held"
+	verdict $name "$why"
+	case_end
+}
+
+# --- 3. hotplug storms ----------------------------------------------------------
+
+# core_cpus CORE: its CPUs (qemu numbers siblings consecutively).
+core_cpus() { seq $(($1 * THREADS)) $(($1 * THREADS + THREADS - 1)); }
+
+# set_online CPU 0|1: count failures in hp_fail.
+set_online() {
+	echo "$2" >"$SYSCPU/cpu$1/online" 2>>"$TMP/hp.err" || hp_fail=$((hp_fail + 1))
+}
+
+case_hotplug() {
+	local name=soak_hotplug_$topo rc ej why="" end cpu core c ops=0 sib=0 whole=0
+	hp_fail=0
+	SCHED_ARGS=()
+	case_begin hotplug --trust-kthreads || { fail $name "observer or scheduler did not start: $(tail -n 2 "$TMP/sched.err")"; case_end; return; }
+	tenants || why+="could not tag the tenants; "
+	spin_load $((HP_SECS + 60))
+	sleep 2
+	checkpoint
+	end=$(($(date +%s) + HP_SECS))
+	while [ "$(date +%s)" -lt $end ] || [ $ops -lt 4 ]; do
+		if [ $((ops % 2)) = 0 ] || [ "$CORES" = 1 ]; then
+			cpu=$((1 + RANDOM % (NCPU - 1)))
+			set_online $cpu 0
+			sleep 0.5
+			set_online $cpu 1
+			sib=$((sib + 1))
+		else
+			core=$((1 + RANDOM % (CORES - 1)))
+			for c in $(core_cpus $core | sort -rn); do set_online "$c" 0; done
+			sleep 0.5
+			for c in $(core_cpus $core); do set_online "$c" 1; done
+			whole=$((whole + 1))
+		fi
+		ops=$((ops + 1))
+		[ -z "${V:-}" ] || info "hotplug op $ops done: online $(cat $SYSCPU/online)"
+		sleep 0.5
+		checkpoint
+	done
+	for c in $(seq 1 $((NCPU - 1))); do
+		[ "$(cat $SYSCPU/cpu$c/online)" = 1 ] || set_online "$c" 1
+	done
+	sleep 2
+	checkpoint
+	end_observers
+	rc=$OBS_RC
+	ej=$(ejections "$TMP/sched.err")
+	why+=$(common_why $rc "$ej")
+	[ $hp_fail = 0 ] || why+="$hp_fail hotplug writes failed ($(sort -u "$TMP/hp.err" | head -n 2 | tr '\n' ' ')); "
+	[ "$(cat $SYSCPU/online)" = "0-$((NCPU - 1))" ] ||
+		why+="CPUs online afterwards: $(cat $SYSCPU/online); "
+	info "hotplug $topo: $sib sibling and $whole whole-core offline/online cycles under 4 cookies of stress-ng --cpu $NCPU"
+	info "hotplug $topo (kthreads trusted, asserted): $(obs_summary "$OBS_OUT")"
+	info "hotplug $topo (strict, measured): $(obs_summary "$STRICT_OUT")"
+	grep overlap_example "$STRICT_OUT" | head -n 2 | sed 's/^/#   strict: /'
+	row hotplug "4 cookies x stress-ng -c $NCPU" "$sib sibling,$whole core cycles" \
+		"$(field "$OBS_OUT" overlap_ns) (strict $(field "$STRICT_OUT" overlap_ns))" \
+		"$(ms "$OBS_OUT" max_wait_ns) ms" "$ej" -
+	verdict $name "$why"
+	case_end
+}
+
+# --- 4. kill loop ------------------------------------------------------------------
+
+# launch ARGS...: start the loader (stderr appended to kill.err); pid in SCHED_PID.
+launch() {
+	"$SCHED" "$@" >>"$TMP/kill.out" 2>>"$TMP/kill.err" &
+	SCHED_PID=$!
+}
+
+# wait_enabled [TRIES]: until sched_ext runs coresched (0.05 s steps).
+wait_enabled() {
+	local i
+	for i in $(seq 1 "${1:-1200}"); do
+		[ "$(scx_state)" = enabled ] && [ "$(scx_ops)" = coresched ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# relaunch ARGS...: once sched_ext is disabled, start the loader again
+# (up to 3 tries); true once it is enabled.
+relaunch() {
+	local i
+	for _ in 1 2 3; do
+		for i in $(seq 1 400); do
+			[ "$(scx_state)" = disabled ] && break
+			sleep 0.05
+		done
+		launch "$@"
+		wait_enabled 1200 && return 0
+		kill -KILL $SCHED_PID 2>/dev/null
+		wait $SCHED_PID 2>/dev/null
+	done
+	return 1
+}
+
+case_kill() {
+	local name=soak_kill_$topo rc ej why="" i how t0 t1 d gaps=() gapl="" kinds=() \
+		ta tb tp ta2 tb2 tp2 cg tagok=0 tagbad="" ctlpid ctlrc closed_ov="" \
+		smt_kill smt_on start_ms d
+	: >"$TMP/kill.err"
+	SCHED_ARGS=(--stats 0.2)
+	untrack_all
+	OBS_OUT=$TMP/kill.obs
+	cname="kill"
+	info "kill $topo: starting"
+	err0=$(sched_errors)
+	if ! ensure_pins || ! observe_bg "$OBS_OUT" --duration 3600; then
+		fail $name "observer did not start"
+		return
+	fi
+	t0=$(now_ms)
+	launch --stats 0.2
+	wait_enabled || { fail $name "scheduler did not start: $(tail -n 2 "$TMP/kill.err")"; end_observer; case_end; return; }
+	start_ms=$(($(now_ms) - t0))
+	tenants || why+="could not tag the tenants; "
+	spin_load 3600
+	sleep 2
+	ta=$(cgroup_tag "$CG_A")
+	tb=$(cgroup_tag "$CG_B")
+	tp=$(cookie_of "$PID_P")
+	checkpoint
+	for i in $(seq 1 "$KILLS"); do
+		how=$(((i - 1) % 3))
+		case $how in
+		0) # mid-load: a fresh loader, killed while it is still starting
+			kill -INT $SCHED_PID
+			wait $SCHED_PID 2>/dev/null
+			for d in $(seq 1 400); do
+				[ "$(scx_state)" = disabled ] && break
+				sleep 0.05
+			done
+			launch --stats 0.2
+			d=$((RANDOM % start_ms))
+			sleep "$((d / 1000)).$(printf %03d $((d % 1000)))"
+			if [ "$(scx_state)" = enabled ]; then
+				kinds+=("load(enabled)")
+			else
+				kinds+=("load($(scx_state))")
+			fi
+			;;
+		1) # mid-stats
+			sleep "0.$((RANDOM % 10))$((RANDOM % 10))"
+			kinds+=(stats)
+			;;
+		2) # mid-tag
+			cg=$(tenant t_k$i)
+			"$CTL" cgroup tag "$cg" >/dev/null 2>"$TMP/k$i.ctl" &
+			ctlpid=$!
+			sleep "0.0$((RANDOM % 10))"
+			kinds+=(tag)
+			;;
+		esac
+		t0=$(now_ms)
+		kill -KILL $SCHED_PID
+		wait $SCHED_PID 2>/dev/null
+		if [ $how = 2 ]; then
+			wait $ctlpid
+			ctlrc=$?
+			# A tag command that succeeded must have left its tag.
+			if [ $ctlrc = 0 ]; then
+				[ -n "$(cgroup_tag "$cg")" ] && tagok=$((tagok + 1)) ||
+					tagbad+="t_k$i tagged (rc 0) but no tag; "
+			else
+				info "kill $i: the concurrent 'cgroup tag' failed: $(head -c 160 "$TMP/k$i.ctl")"
+			fi
+		fi
+		if relaunch --stats 0.2; then
+			t1=$(now_ms)
+			d=$((t1 - t0))
+			gaps+=("$d")
+			gapl+="${kinds[-1]}:${d}ms "
+		else
+			gapl+="${kinds[-1]}:never "
+			why+="no restart after kill $i: $(tail -n 2 "$TMP/kill.err" | tr '\n' ' '); "
+			break
+		fi
+		checkpoint
+	done
+	sleep 2
+	checkpoint
+	end_observer
+	rc=$?
+	ta2=$(cgroup_tag "$CG_A")
+	tb2=$(cgroup_tag "$CG_B")
+	tp2=$(cookie_of "$PID_P")
+	[ -n "$ta" ] && [ -n "$tb" ] && [ "$tp" != 0 ] && [ "$ta $tb $tp" = "$ta2 $tb2 $tp2" ] ||
+		why+="tags changed: before '$ta $tb $tp', after '$ta2 $tb2 $tp2'; "
+	why+=$tagbad
+	ej=$(ejections "$TMP/kill.err")
+	why+=$(common_why $rc "$ej" 0)
+	local open_obs=$OBS_OUT
+	local gmin gmax gmed
+	read -r gmin gmed gmax < <(printf '%s\n' "${gaps[@]}" | sort -n |
+		awk '{ a[NR] = $1 } END { if (NR) print a[1], a[int((NR + 1) / 2)], a[NR]; else print "- - -" }')
+	info "kill $topo: ${#gaps[@]} of $KILLS SIGKILLs restarted; gaps (kill to enabled): $gapl"
+	info "kill $topo: gap min/median/max ${gmin}/${gmed}/${gmax} ms; mid-tag commands that succeeded kept their tag: $tagok; tags before '$ta $tb $tp' after '$ta2 $tb2 $tp2'"
+	info "kill $topo (fail-mode open, gaps unprotected, measured): $(obs_summary "$OBS_OUT")"
+	# One more cycle in --fail-mode closed: must show 0 ns.
+	kill -INT $SCHED_PID
+	wait $SCHED_PID 2>/dev/null
+	OBS_OUT=$TMP/kill_closed.obs
+	if [ "$(cat $SMT 2>/dev/null)" != on ]; then
+		why+="SMT control is '$(cat $SMT 2>/dev/null)', cannot run the closed cycle; "
+	elif observe_bg "$OBS_OUT" --duration 3600 && relaunch --fail-mode closed --stats 0.2; then
+		sleep 2
+		t0=$(now_ms)
+		kill -KILL $SCHED_PID
+		wait $SCHED_PID 2>/dev/null
+		for i in $(seq 1 200); do
+			[ "$(cat $SMT)" = off ] && [ "$(scx_state)" = disabled ] && break
+			sleep 0.05
+		done
+		smt_kill=$(cat $SMT)
+		relaunch --fail-mode closed --stats 0.2 || why+="closed: no restart; "
+		t1=$(now_ms)
+		for i in $(seq 1 200); do
+			[ "$(cat $SMT)" = on ] && break
+			sleep 0.05
+		done
+		smt_on=$(cat $SMT)
+		sleep 2
+		checkpoint
+		end_observer
+		closed_ov=$(field "$OBS_OUT" overlap_ns)
+		[ "$smt_kill" = off ] && [ "$smt_on" = on ] ||
+			why+="closed: SMT after kill '$smt_kill', after restart '$smt_on'; "
+		[ "$closed_ov" = 0 ] || why+="closed: overlap_ns=$closed_ov over the kill cycle; "
+		info "kill $topo (fail-mode closed, asserted): gap $((t1 - t0)) ms, SMT after kill '$smt_kill', after restart '$smt_on'; $(obs_summary "$OBS_OUT")"
+		gapl+="closed:$((t1 - t0))ms"
+	else
+		why+="closed: observer or scheduler did not start; "
+	fi
+	ej=$(ejections "$TMP/kill.err")
+	[ -z "$stalled" ] || why+="no progress:$stalled; "
+	row kill "4 cookies x stress-ng -c $NCPU" "$KILLS SIGKILL (${kinds[*]})" \
+		"open $(field "$open_obs" overlap_ns)/$(field "$open_obs" overlap_windows)w closed ${closed_ov:-?}" \
+		"$(ms "$open_obs" max_wait_ns) ms" "$ej" "ms ${gmin}/${gmed}/${gmax} closed $((t1 - t0))"
+	verdict $name "$why"
+	stop_bg
+	kill -INT $SCHED_PID 2>/dev/null
+	wait $SCHED_PID 2>/dev/null
+	SCHED_PID=
+	echo on >$SMT 2>/dev/null
+	cp "$TMP/kill.err" "$TMP/sched.err"
+	find "$CG" -depth -mindepth 1 -type d -path "$CG/t_*" -exec rmdir {} + 2>/dev/null
+}
+
+# --- 5. RT and DL tasks in and beside tagged tenants ---------------------------------
+case_rtdl() {
+	local name=soak_rtdl_$topo rc ej why="" s
+	SCHED_ARGS=()
+	case_begin rtdl || { fail $name "observer or scheduler did not start: $(tail -n 2 "$TMP/sched.err")"; case_end; return; }
+	tenants || why+="could not tag the tenants; "
+	bgrun "$TMP/rt_fifo" "$CG_A" chrt -f 50 "$PERIODIC" 10000 1000 "$RT_SECS"
+	track FIFO_A "$LAST"
+	bgrun "$TMP/rt_dl" "$CG_A" chrt -d --sched-runtime 2000000 --sched-deadline 10000000 \
+		--sched-period 10000000 0 "$PERIODIC" 10000 1000 "$RT_SECS"
+	track DL_A "$LAST"
+	bgrun "$TMP/rt_fifo_u" "" chrt -f 40 "$PERIODIC" 10000 1000 "$RT_SECS"
+	track FIFO_U "$LAST"
+	bgrun "$TMP/l_b" "$CG_B" stress-ng --quiet --cpu "$NCPU" --timeout $((RT_SECS + 30))
+	sleep 2
+	checkpoint
+	run_for $((RT_SECS - 4))
+	for s in FIFO_A DL_A FIFO_U; do unset "trk_pid[$s]"; done
+	checkpoint
+	sleep 4
+	end_observers
+	rc=$OBS_RC
+	ej=$(ejections "$TMP/sched.err")
+	why+=$(common_why $rc "$ej" 0)
+	for s in rt_fifo rt_dl rt_fifo_u; do
+		grep -q '^cycles [1-9]' "$TMP/$s" || why+="$s ran no cycle: $(head -c 200 "$TMP/$s"); "
+	done
+	info "rtdl $topo: periodic 10 ms/1 ms: FIFO 50 in t_a: $(cat "$TMP/rt_fifo"); DL 2/10/10 ms in t_a: $(cat "$TMP/rt_dl"); FIFO 40 untagged: $(cat "$TMP/rt_fifo_u")"
+	info "rtdl $topo (measured, not asserted): $(obs_summary "$OBS_OUT")"
+	grep overlap_example "$OBS_OUT" | head -n 3 | sed 's/^/#   /'
+	row rtdl "FIFO+DL in t_a, FIFO beside, t_b spin" "-" \
+		"$(field "$OBS_OUT" overlap_ns) in $(field "$OBS_OUT" overlap_windows)w, max $(($(ms "$OBS_OUT" longest_overlap_ns))) ms" \
+		"$(ms "$OBS_OUT" max_wait_ns) ms" "$ej" -
+	verdict $name "$why"
+	case_end
+}
+
+# --- main ----------------------------------------------------------------------
+info "soak --$form on $topo ($NCPU CPUs, $CORES cores x $THREADS threads)"
+missing=
+for b in "$CHURN" "$PERIODIC" "$PROGRESS" "$CORESCHED"; do
+	[ -x "$b" ] || missing+=" $b"
+done
+for c in stress-ng chrt renice taskset bpftool python3; do
+	command -v $c >/dev/null || missing+=" $c"
+done
+for c in ${SCX_SOAK_CASES:-stress churn hotplug kill rtdl}; do
+	if [ -n "$missing" ]; then
+		fail "soak_${c}_$topo" "missing:$missing (run make)"
+		continue
+	fi
+	"case_$c"
+done
+info "summary ($form):"
+info "$(printf '%-8s %-4s %-34s %-26s %-22s %-9s %-4s %s' case topo load faults overlap_ns worst_wait ejct gaps)"
+for r in "${rows[@]}"; do info "$r"; done
+finish
