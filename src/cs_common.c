@@ -2,6 +2,7 @@
 /* Helpers shared by the scx_coresched programs; see cs_common.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -155,7 +156,15 @@ int cs_cgroup_exists(__u64 id)
 		close(fd);
 		return 1;
 	}
-	return err == ESTALE || err == ENOENT ? 0 : -err;
+	if (err == ESTALE || err == ENOENT)
+		return 0;
+	/* No file handles (CONFIG_FHANDLE=n): look for it by walking. */
+	if (err == ENOSYS || err == EOPNOTSUPP) {
+		char path[PATH_MAX];
+
+		return cs_cgroup_path(id, path, sizeof(path));
+	}
+	return -err;
 }
 
 __u64 cs_now_ns(void)

@@ -42,7 +42,8 @@ bool cs_cgroup_path(__u64 id, char *buf, size_t len);
 
 /*
  * Does cgroup @id still exist? 1 yes, 0 no, -errno if it cannot be told
- * (open_by_handle_at() needs CAP_DAC_READ_SEARCH).
+ * (open_by_handle_at() needs CAP_DAC_READ_SEARCH; without file handle
+ * support in the kernel, the cgroup tree is walked instead).
  */
 int cs_cgroup_exists(__u64 id);
 
