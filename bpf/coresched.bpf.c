@@ -153,8 +153,16 @@ static void slot_release(u8 s)
 	struct slot_table *t = slots();
 
 	slot_put(s);
-	if (t && s && s < CS_NR_SLOTS && !t->ref[s & 0xff])
+	if (t && s && s < CS_NR_SLOTS && !t->ref[s & 0xff]) {
 		set_live(s, false);
+		/*
+		 * A new owner may have taken the slot and set its bit between
+		 * our read and our clear: look again, or its tasks would never
+		 * be picked.
+		 */
+		if (*(volatile s32 *)&t->ref[s & 0xff])
+			set_live(s, true);
+	}
 }
 
 /* The weight a cookie is charged against. */
@@ -605,7 +613,11 @@ static void charge(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
 
 void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 {
-	s32 cpu = bpf_get_smp_processor_id();
+	/*
+	 * The task's CPU, not ours: a nice, affinity or cgroup change made on
+	 * another CPU re-queues a running task and calls this from there.
+	 */
+	s32 cpu = scx_bpf_task_cpu(p);
 	struct cs_cpu_stat *st = cpu_stat(cpu);
 	struct task_ctx *tctx = task_ctx(p);
 	u64 now = bpf_ktime_get_ns();
@@ -635,12 +647,14 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 		impose(cpu, slot);
 	}
 	/*
-	 * Already current: no context switch follows (a running task whose
-	 * cookie changed, re-queued by a nice, affinity or cgroup change), so
-	 * the commit hook will not see it. Commit here: the task runs @slot
-	 * from now on.
+	 * Already its CPU's current task: no context switch follows (a
+	 * running task whose cookie changed, re-queued by a nice, affinity or
+	 * cgroup change, possibly from another CPU), so the commit hook will
+	 * not see it. Commit here: the task runs @slot from now on. On a
+	 * normal pick, rq->curr is still the previous task and the commit
+	 * waits for the switch.
 	 */
-	if (p == bpf_get_current_task_btf())
+	if (scx_bpf_task_running(p))
 		core_set_cur(cpu, slot);
 }
 
@@ -649,7 +663,7 @@ void BPF_STRUCT_OPS(cs_stopping, struct task_struct *p, bool runnable)
 	struct task_ctx *tctx = task_ctx(p);
 
 	if (tctx)
-		charge(p, tctx, bpf_get_smp_processor_id());
+		charge(p, tctx, scx_bpf_task_cpu(p));
 }
 
 void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)

@@ -22,7 +22,9 @@
  *
  * 3. prctl. A kprobe on the prctl syscall answers PR_SCHED_CORE itself and
  *    overrides the syscall's return value (bpf_override_return), so the
- *    kernel's sched_core_share_pid() never runs. A BPF LSM program cannot
+ *    kernel's sched_core_share_pid() does not run. A call the kprobe does
+ *    not see (a 32-bit prctl enters through another syscall entry point)
+ *    is refused with EPERM by an LSM backstop on task_prctl. A BPF LSM program cannot
  *    do this: its 0 means "not handled", after which the kernel's own code
  *    runs. The answer follows sched_core_share_pid() check by check:
  *
@@ -124,6 +126,7 @@ u32 bypass_tgid;
 /* How the last calls went, for tests and --verbose. */
 u64 nr_prctl_calls;
 u64 nr_prctl_errors;
+u64 nr_prctl_backstops; /* calls the kprobe missed, refused by the LSM */
 
 static struct task_struct *current_task(void)
 {
@@ -412,6 +415,25 @@ int BPF_KSYSCALL(cs_prctl, int option, unsigned long arg2, unsigned long arg3,
 		__sync_fetch_and_add(&nr_prctl_errors, 1);
 	bpf_override_return(ctx, ret);
 	return 0;
+}
+
+/*
+ * The backstop: this LSM hook runs inside prctl() only if the kprobe did
+ * not answer the call: a 32-bit or int 0x80 prctl (another syscall entry),
+ * or a kprobe skipped because another BPF program was running on this CPU.
+ * Then the kernel's own core scheduling would serve it, and it must never
+ * engage beside ours: refuse (EPERM), except for the loader's adoption.
+ */
+SEC("lsm/task_prctl")
+int BPF_PROG(cs_prctl_backstop, int option, unsigned long arg2,
+	     unsigned long arg3, unsigned long arg4, unsigned long arg5)
+{
+	if (option != PR_SCHED_CORE)
+		return 0;
+	if (bypass_tgid && (bpf_get_current_pid_tgid() >> 32) == bypass_tgid)
+		return 0;
+	__sync_fetch_and_add(&nr_prctl_backstops, 1);
+	return -EPERM;
 }
 
 /* A child gets the cookie of the thread that creates it (fork and clone). */

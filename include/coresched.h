@@ -13,8 +13,8 @@
  *                                       inherited on fork and clone
  *   cs_cgrp_tag     cgroup id (u64)  -> struct cs_tag  cgroup cookie
  *                                       (inherited by descendants)
- *   cs_ctl          0                -> struct cs_ctl  tag generation and
- *                                       the per-task cookie counter
+ *   cs_ctl          0                -> struct cs_ctl  tag generation
+ *   cs_tag_seq      0                -> the per-task cookie counter (BPF only)
  *
  * A task's cookie is its per-task cookie if it has one, else the tag of its
  * nearest tagged cgroup ancestor (itself included), else 0 (untagged).
@@ -49,6 +49,7 @@ struct cs_tag {
 #define CS_MAP_SEQ "cs_tag_seq"
 #define CS_LINK_PRCTL "link_prctl" /* prctl(PR_SCHED_CORE) handler */
 #define CS_LINK_FORK "link_fork" /* cookie inheritance on fork/clone */
+#define CS_LINK_BACKSTOP "link_backstop" /* refuses prctls the handler missed */
 
 struct cs_ctl {
 	__u64 tag_gen; /* bumped after every tag change */

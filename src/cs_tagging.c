@@ -207,7 +207,7 @@ int cs_tagging_install(bool smt_present, int verbose, int *adopted, char *err,
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .pin_root_path = CS_PIN_DIR,
 		    .kernel_log_level = verbose >= 2 ? 4 : 0);
-	struct bpf_link *prctl = NULL, *fork = NULL;
+	struct bpf_link *prctl = NULL, *fork = NULL, *backstop = NULL;
 	struct tagging *skel;
 	int ret;
 
@@ -224,6 +224,16 @@ int cs_tagging_install(bool smt_present, int verbose, int *adopted, char *err,
 		goto out;
 	}
 	ret = attach_all(skel, &prctl, &fork, err, len);
+	if (!ret) {
+		backstop = bpf_program__attach_lsm(skel->progs.cs_prctl_backstop);
+		if (!backstop)
+			ret = cs_fail(err, len,
+				      "cannot attach the prctl backstop (LSM task_prctl): %s",
+				      strerror(errno));
+	}
+	/* The backstop first: no moment with a handler but no backstop. */
+	if (!ret)
+		ret = cs_pin_over(backstop, CS_LINK_BACKSTOP, err, len);
 	if (!ret)
 		ret = cs_pin_over(prctl, CS_LINK_PRCTL, err, len);
 	if (!ret)
@@ -232,6 +242,7 @@ int cs_tagging_install(bool smt_present, int verbose, int *adopted, char *err,
 	if (!ret) {
 		bpf_link__disconnect(prctl);
 		bpf_link__disconnect(fork);
+		bpf_link__disconnect(backstop);
 	}
 	/* Our handler answers prctl from now on: no new kernel cookies. */
 	if (!ret) {
@@ -241,6 +252,7 @@ int cs_tagging_install(bool smt_present, int verbose, int *adopted, char *err,
 out:
 	bpf_link__destroy(prctl);
 	bpf_link__destroy(fork);
+	bpf_link__destroy(backstop);
 	tagging__destroy(skel);
 	return ret ? -1 : 0;
 }

@@ -306,6 +306,7 @@ static int sched_start(struct sched *s, const struct opts *o,
 	/* -vv: also the verifier's statistics for every program. */
 	LIBBPF_OPTS(bpf_object_open_opts, open_opts, .pin_root_path = CS_PIN_DIR,
 		    .kernel_log_level = verbose >= 2 ? 4 : 0);
+	bool restored = false;
 	__u64 smt_on;
 	int ret;
 
@@ -345,6 +346,7 @@ static int sched_start(struct sched *s, const struct opts *o,
 	ret = cs_smt_restore(err, len);
 	if (ret < 0)
 		goto fail;
+	restored = ret > 0;
 	s->commit_link = bpf_program__attach(s->skel->progs.cs_commit);
 	if (!s->commit_link) {
 		snprintf(err, len,
@@ -365,6 +367,9 @@ static int sched_start(struct sched *s, const struct opts *o,
 			(double)(cs_now_ns() - smt_on) / 1e6);
 	return 0;
 fail:
+	/* Not isolating after all: SMT goes off again if we switched it on. */
+	if (restored && cs_smt_off(err + strlen(err), len - strlen(err)))
+		fprintf(stderr, "scx_coresched: %s\n", err);
 	sched_destroy(s);
 	return -1;
 }

@@ -28,6 +28,10 @@
 #   failsafe_eject_restart_{open,closed}  sysrq-S ejects the scheduler; it
 #                                 is loaded again by itself (the gap is
 #                                 measured, not asserted)
+#   failsafe_prctl_backstop       with the prctl handler gone (as for a
+#                                 32-bit prctl), PR_SCHED_CORE is refused
+#                                 with EPERM: the kernel's own core
+#                                 scheduling never engages
 #   failsafe_pin_dir_refused      a pin directory not owned by root, or
 #                                 writable by others, is refused
 source "$(dirname "$0")/lib.sh"
@@ -282,6 +286,31 @@ for fm in open closed; do
 	stop_sched
 	echo on >$SMT 2>/dev/null
 done
+
+# --- a prctl the handler does not see is refused, never served by the kernel --
+# (A 32-bit prctl enters through another syscall entry; here the handler's
+# link is removed to stand for it.)
+name=failsafe_prctl_backstop
+if start_sched; then
+	rm -f "$PIN/link_prctl"
+	out=$(python3 -c '
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+r = libc.prctl(62, 1, 0, 1, 0)
+print(r, ctypes.get_errno())' 2>&1)
+	stop_sched
+	start_sched # installs the handler again
+	after=$(cookie_of $$)
+	info "CREATE without the handler: '$out' (want '-1 1'); shell cookie afterwards '$after'"
+	if [ "$out" = "-1 1" ] && [ "$after" = 0 ] && [ "$(scx_state)" = enabled ]; then
+		pass $name
+	else
+		fail $name "CREATE without the handler gave '$out', cookie afterwards '$after', state $(scx_state)"
+	fi
+	stop_sched
+else
+	fail $name "scheduler did not start"
+fi
 
 # --- the pin directory must be root's and private ------------------------------
 name=failsafe_pin_dir_refused
