@@ -19,7 +19,6 @@
 #define EINVAL 22
 #define ENOMEM 12
 #define EPERM 1
-#define CSS_ONLINE (1 << 1) /* include/linux/cgroup-defs.h */
 
 /* 6.12 kfuncs (kernel/sched/ext.c). */
 s32 scx_bpf_create_dsq(u64 dsq_id, s32 node) __ksym;

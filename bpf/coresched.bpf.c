@@ -782,15 +782,11 @@ void BPF_STRUCT_OPS(cs_cgroup_exit, struct cgroup *cgrp)
 {
 	u64 id = cgrp->kn->id;
 
-	bpf_map_delete_elem(&cgrp_weight, &id);
 	/*
-	 * Unloading the scheduler calls this for every cgroup too. Only a
-	 * cgroup that is really being removed (cgroup_destroy_locked() has
-	 * cleared CSS_ONLINE on its self css) loses its tag; cgroup ids are
-	 * never reused while the system runs.
+	 * Only the weight: unloading calls this for every cgroup, and a
+	 * cgroup's tag goes when the cgroup is removed (tagging.bpf.c).
 	 */
-	if (!(cgrp->self.flags & CSS_ONLINE))
-		bpf_map_delete_elem(&cs_cgrp_tag, &id);
+	bpf_map_delete_elem(&cgrp_weight, &id);
 }
 
 void BPF_STRUCT_OPS(cs_cgroup_set_weight, struct cgroup *cgrp, u32 weight)

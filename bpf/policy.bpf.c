@@ -32,8 +32,8 @@
  *    rule (the parser refuses such rules).
  *
  * 3. Removal. cgroup_rmdir drops C from cs_cgrp_rule (ids are never
- *    reused, so this only frees room). C's tag is dropped by the scheduler
- *    when C goes, or at the loader's next start.
+ *    reused, so this only frees room). C's tag is dropped by the tagging
+ *    programs' own cgroup_rmdir hook (tagging.bpf.c).
  *
  * Example: the policy is "children /machine.slice", and machine.slice does
  * not exist when the loader starts. The loader warns, and writes

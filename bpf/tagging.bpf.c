@@ -436,6 +436,26 @@ int BPF_PROG(cs_prctl_backstop, int option, unsigned long arg2,
 	return -EPERM;
 }
 
+#define DFL_HIERARCHY_ID 0 /* cgroup v2 */
+
+/*
+ * A removed cgroup v2 loses its tag, here and not in the scheduler: this
+ * runs for every cgroup (with or without the cpu controller) and while no
+ * scheduler runs. Cgroup ids are never reused; this frees room.
+ */
+SEC("tp_btf/cgroup_rmdir")
+int BPF_PROG(cs_cgroup_gone, struct cgroup *cgrp, const char *path)
+{
+	u64 id;
+
+	if (BPF_CORE_READ(cgrp, root, hierarchy_id) != DFL_HIERARCHY_ID)
+		return 0;
+	id = BPF_CORE_READ(cgrp, kn, id);
+	if (!bpf_map_delete_elem(&cs_cgrp_tag, &id))
+		tags_changed();
+	return 0;
+}
+
 /* A child gets the cookie of the thread that creates it (fork and clone). */
 SEC("lsm/task_alloc")
 int BPF_PROG(cs_inherit, struct task_struct *task, unsigned long clone_flags)

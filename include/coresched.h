@@ -50,6 +50,7 @@ struct cs_tag {
 #define CS_LINK_PRCTL "link_prctl" /* prctl(PR_SCHED_CORE) handler */
 #define CS_LINK_FORK "link_fork" /* cookie inheritance on fork/clone */
 #define CS_LINK_BACKSTOP "link_backstop" /* refuses prctls the handler missed */
+#define CS_LINK_RMDIR "link_rmdir" /* a removed cgroup loses its tag */
 
 struct cs_ctl {
 	__u64 tag_gen; /* bumped after every tag change */

@@ -208,6 +208,7 @@ int cs_tagging_install(bool smt_present, int verbose, int *adopted, char *err,
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .pin_root_path = CS_PIN_DIR,
 		    .kernel_log_level = verbose >= 2 ? 4 : 0);
 	struct bpf_link *prctl = NULL, *fork = NULL, *backstop = NULL;
+	struct bpf_link *rmdir = NULL;
 	struct tagging *skel;
 	int ret;
 
@@ -231,6 +232,15 @@ int cs_tagging_install(bool smt_present, int verbose, int *adopted, char *err,
 				      "cannot attach the prctl backstop (LSM task_prctl): %s",
 				      strerror(errno));
 	}
+	if (!ret) {
+		rmdir = bpf_program__attach(skel->progs.cs_cgroup_gone);
+		if (!rmdir)
+			ret = cs_fail(err, len,
+				      "cannot attach the cgroup removal hook (cgroup_rmdir): %s",
+				      strerror(errno));
+	}
+	if (!ret)
+		ret = cs_pin_over(rmdir, CS_LINK_RMDIR, err, len);
 	/* The backstop first: no moment with a handler but no backstop. */
 	if (!ret)
 		ret = cs_pin_over(backstop, CS_LINK_BACKSTOP, err, len);
@@ -243,6 +253,7 @@ int cs_tagging_install(bool smt_present, int verbose, int *adopted, char *err,
 		bpf_link__disconnect(prctl);
 		bpf_link__disconnect(fork);
 		bpf_link__disconnect(backstop);
+		bpf_link__disconnect(rmdir);
 	}
 	/* Our handler answers prctl from now on: no new kernel cookies. */
 	if (!ret) {
@@ -253,6 +264,7 @@ out:
 	bpf_link__destroy(prctl);
 	bpf_link__destroy(fork);
 	bpf_link__destroy(backstop);
+	bpf_link__destroy(rmdir);
 	tagging__destroy(skel);
 	return ret ? -1 : 0;
 }
