@@ -83,10 +83,10 @@ spin_tenants() {
 	b=$(tenant t_b)
 	"$CTL" cgroup tag "$a" >/dev/null && "$CTL" cgroup tag "$b" >/dev/null ||
 		return 1
-	run_in "$a" stress-ng --quiet --cpu "$NCPU" --timeout 300
-	run_in "$b" stress-ng --quiet --cpu "$NCPU" --timeout 300
-	spawn "$TMP/cookie_spin" "$NCPU" 300
-	spawn stress-ng --quiet --cpu $(((NCPU + 1) / 2)) --timeout 300
+	run_in "$a" stress-ng --quiet --cpu "$NCPU" --timeout 3600
+	run_in "$b" stress-ng --quiet --cpu "$NCPU" --timeout 3600
+	spawn "$TMP/cookie_spin" "$NCPU" 3600
+	spawn stress-ng --quiet --cpu $(((NCPU + 1) / 2)) --timeout 3600
 	sleep 1
 }
 
@@ -99,9 +99,9 @@ gcc -O2 -pthread -o "$TMP/cookie_spin" tests/guest/cookie_spin.c || {
 # --- cookies of the kernel's own core scheduling, taken before we start -----
 # A fresh guest has no tagging programs yet: the kernel serves the prctl.
 name=failsafe_adopt_kernel_cookies
-spawn "$TMP/cookie_spin" 2 300
-spawn "$TMP/cookie_spin" 2 300
-spawn stress-ng --quiet --cpu 2 --timeout 300
+spawn "$TMP/cookie_spin" 2 3600
+spawn "$TMP/cookie_spin" 2 3600
+spawn stress-ng --quiet --cpu 2 --timeout 3600
 sleep 1
 tenants=$(pgrep -f "$TMP/cookie_spin" | tr '\n' ' ')
 before=$(for p in $tenants; do cookie_of "$p"; done | tr '\n' ' ')
@@ -129,9 +129,9 @@ ensure_pins || fail failsafe_pins "scheduler did not start once"
 name=failsafe_prctl_tenants
 if observe_bg "$TMP/p.obs" --duration 40 && start_sched; then
 	for t in 1 2 3; do
-		spawn "$TMP/cookie_spin" "$NCPU" 30
+		spawn "$TMP/cookie_spin" "$NCPU" 3600
 	done
-	spawn stress-ng --quiet --cpu $(((NCPU + 1) / 2)) --timeout 30
+	spawn stress-ng --quiet --cpu $(((NCPU + 1) / 2)) --timeout 3600
 	sleep 2
 	cookies=$(for p in $(pgrep -f "$TMP/cookie_spin"); do cookie_of "$p"; done | sort -u | grep -vx 0 | wc -l)
 	sleep 8
