@@ -9,7 +9,7 @@
 #   failsafe_adopt_kernel_cookies tasks that took cookies of the kernel's own
 #                                 core scheduling before scx_coresched
 #                                 started keep distinct cookies under ours,
-#                                 the kernel's is disabled, no hang, 0 ns
+#                                 the kernel's is disabled, no hang
 #   failsafe_prctl_tenants        three prctl(PR_SCHED_CORE) tenants (as
 #                                 cloud-hypervisor tags vCPUs) and untagged
 #                                 work: the observer, attached first, sees
@@ -72,11 +72,6 @@ wait_enabled() {
 	return 1
 }
 
-# observe_for SECS OUT: run the observer (scheduler already up) for SECS.
-observe_for() {
-	observe "$2" --duration "$1"
-}
-
 spin_tenants() {
 	local a b
 	a=$(tenant t_a)
@@ -108,16 +103,17 @@ before=$(for p in $tenants; do cookie_of "$p"; done | tr '\n' ' ')
 if start_sched; then
 	after=$(for p in $tenants; do cookie_of "$p"; done | tr '\n' ' ')
 	threads=$(for p in $tenants; do for t in /proc/$p/task/*; do cookie_of "${t##*/}"; done | sort -u | wc -l; done | tr '\n' ' ')
-	observe_for 4 "$TMP/a.obs"
-	ov=$(field "$TMP/a.obs" overlap_ns)
-	info "kernel cookies before: $before; ours after: $after; distinct per tenant: $threads; overlap_ns=$ov; $(grep -o '[0-9]* tasks held cookies' "$TMP/sched.err")"
+	adopted=$(grep -o '[0-9]* tasks held cookies' "$TMP/sched.err")
+	info "kernel cookies before: $before; ours after: $after; distinct per tenant: $threads; loader: '$adopted'"
+	# (Isolation itself is checked with the observer attached first in
+	# the other cases; here the tag maps it needs do not exist yet.)
 	set -- $after
 	if [ $# = 2 ] && [ "$1" != 0 ] && [ "$2" != 0 ] && [ "$1" != "$2" ] &&
 		[ "$after" != "$before" ] && [ "$threads" = "1 1 " ] &&
-		[ "$ov" = 0 ] && [ "$(scx_state)" = enabled ]; then
+		[ -n "$adopted" ] && [ "$(scx_state)" = enabled ]; then
 		pass $name
 	else
-		fail $name "before '$before' after '$after' per-tenant '$threads' overlap_ns=$ov state $(scx_state)"
+		fail $name "before '$before' after '$after' per-tenant '$threads' loader '$adopted' state $(scx_state)"
 	fi
 else
 	fail $name "scheduler did not start: $(tail -n 2 "$TMP/sched.err")"
@@ -160,18 +156,30 @@ want="$(cgroup_tag "$CG/t_a") $(cgroup_tag "$CG/t_b") $(cookie_of "$spid")"
 for sig in INT KILL; do
 	name=failsafe_tags_survive_${sig,,}
 	stop_sched $sig
-	if ! start_sched; then
-		fail $name "scheduler did not start again"
+	# The observer goes first (probes run in attach order), and the
+	# tenants wait while the scheduler loads (sched_ext's load transition
+	# runs every task in bypass mode, without isolation).
+	pkill -STOP -f "$TMP/cookie_spin"
+	pkill -STOP stress-ng
+	if ! observe_bg "$TMP/r.obs" --duration 60 || ! start_sched; then
+		pkill -CONT stress-ng
+		pkill -CONT -f "$TMP/cookie_spin"
+		fail $name "observer or scheduler did not start again"
 		continue
 	fi
+	pkill -CONT stress-ng
+	pkill -CONT -f "$TMP/cookie_spin"
 	got="$(cgroup_tag "$CG/t_a") $(cgroup_tag "$CG/t_b") $(cookie_of "$spid")"
-	observe_for 4 "$TMP/r.obs"
+	sleep 4
+	kill -INT $OBS_PID
+	wait $OBS_PID
 	ov=$(field "$TMP/r.obs" overlap_ns)
-	info "after SIG$sig and restart: tags '$got' (before '$want'), overlap_ns=$ov"
+	info "after SIG$sig and restart: tags '$got' (before '$want'), overlap_ns=$ov switches=$(field "$TMP/r.obs" switches)"
 	if [ "$got" = "$want" ] && [ "${want// /}" != "" ] && [ "$ov" = 0 ]; then
 		pass $name
 	else
 		fail $name "tags '$got', before '$want', overlap_ns=$ov"
+		grep overlap_example "$TMP/r.obs" | head -n 3 | sed 's/^/# /'
 	fi
 done
 stop_bg
