@@ -154,10 +154,10 @@ test_lifecycle() {
 	stop_sched
 	a=$(tenant t_la)
 	for w in 1 2 3; do
-		sh -c 'echo $$ > "$0/cgroup.procs"; exec "$1" cpu 120' "$a" "$PROGRESS" >"$TMP/life.$w" &
+		sh -c 'echo $$ > "$0/cgroup.procs"; exec "$1" cpu 600' "$a" "$PROGRESS" >"$TMP/life.$w" &
 		pids+=($!)
 	done
-	"$PROGRESS" mem 120 >"$TMP/life.4" &
+	"$PROGRESS" mem 600 >"$TMP/life.4" &
 	pids+=($!)
 	for i in 1 2 3 4; do
 		start_sched || ok=0
