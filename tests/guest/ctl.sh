@@ -16,31 +16,6 @@
 SCHED=${SCX_CTL_SCHEDULER:-$SCHED}
 NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 
-# run CMD...: $out, $err (whole stderr), $rc.
-run() {
-	"$@" >"$TMP/out" 2>"$TMP/err" </dev/null
-	rc=$?
-	out=$(cat "$TMP/out")
-	err=$(cat "$TMP/err")
-}
-
-# expect_fail NAME PATTERN CMD...: CMD exits 1 with stderr matching the
-# extended regex PATTERN.
-expect_fail() {
-	local name=$1 pattern=$2
-	shift 2
-	run "$@"
-	if [ $rc = 0 ]; then
-		fail "$name" "'$*' succeeded (printed '$out')"
-	elif [ $rc != 1 ]; then
-		fail "$name" "'$*' exited $rc, want 1: $err"
-	elif ! grep -Eq -- "$pattern" <<<"$err"; then
-		fail "$name" "'$*': message does not match /$pattern/: $(tr '\n' '|' <<<"$err")"
-	else
-		pass "$name"
-	fi
-}
-
 # cookie PID: the cookie of PID as coreschedctl get prints it.
 cookie() { "$CTL" get -s "$1" 2>/dev/null | sed -n 's/^cookie of PID [0-9]* is //p'; }
 

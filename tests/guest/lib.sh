@@ -57,6 +57,31 @@ stop_sched() {
 	return 1
 }
 
+# run CMD...: $out, $err (whole stderr), $rc.
+run() {
+	"$@" >"$TMP/out" 2>"$TMP/err" </dev/null
+	rc=$?
+	out=$(cat "$TMP/out")
+	err=$(cat "$TMP/err")
+}
+
+# expect_fail NAME PATTERN CMD...: CMD exits 1 with stderr matching the
+# extended regex PATTERN.
+expect_fail() {
+	local name=$1 pattern=$2
+	shift 2
+	run "$@"
+	if [ $rc = 0 ]; then
+		fail "$name" "'$*' succeeded (printed '$out')"
+	elif [ $rc != 1 ]; then
+		fail "$name" "'$*' exited $rc, want 1: $err"
+	elif ! grep -Eq -- "$pattern" <<<"$err"; then
+		fail "$name" "'$*': message does not match /$pattern/: $(tr '\n' '|' <<<"$err")"
+	else
+		pass "$name"
+	fi
+}
+
 # tenant NAME: create cgroup NAME and print its path.
 tenant() {
 	mkdir -p "$CG/$1"
