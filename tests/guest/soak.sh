@@ -89,6 +89,8 @@ fi
 CHECK_EVERY=5 # seconds between progress checkpoints
 
 rows=()
+# dbg MSG: an info line with the guest's uptime, only with V=1.
+dbg() { [ -z "${V:-}" ] || info "[$(cut -d' ' -f1 /proc/uptime)] $*"; }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
 # ms FILE KEY: an observer figure in ns, printed in ms.
@@ -200,6 +202,7 @@ case_begin() {
 		STRICT_PID=$OBS_PID
 	fi
 	observe_bg "$OBS_OUT" --duration 3600 "$@" || return 1
+	OBS_T0=$(cut -d' ' -f1 /proc/uptime) # its start, within 0.25 s
 	start_sched "${SCHED_ARGS[@]}"
 }
 
@@ -298,6 +301,7 @@ spin_load() {
 }
 
 case_end() {
+	dbg "$cname: ending"
 	[ -z "$STRICT_PID" ] || end_observer "$STRICT_PID"
 	STRICT_PID=
 	stop_bg
@@ -399,9 +403,10 @@ print(len(held), v["nr_free"], ",".join(held[:6]) or "-")' 2>/dev/null || echo "
 
 case_churn() {
 	local name=soak_churn_$topo rc ej why="" end i cg cgu pid_m n_mv=0 n_cg=0 n_tag=0 \
-		n_nice=0 n_aff=0 n_cli=0 n_clifail=0 loops=() tags leaked lpaths held free hcookies live
+		n_nice=0 n_aff=0 n_cli=0 n_clifail=0 hard loops=() tags leaked lpaths held free hcookies live
 	SCHED_ARGS=()
 	case_begin churn || { fail $name "observer or scheduler did not start: $(tail -n 2 "$TMP/sched.err")"; case_end; return; }
+	dbg "churn: scheduler up"
 	tenants || why+="could not tag the tenants; "
 	cgu=$(tenant t_u)
 	bgrun "$TMP/w_m" "$cgu" "$PROGRESS" cpu 3600
@@ -411,6 +416,7 @@ case_churn() {
 	bgrun "$TMP/x_b" "$CG_B" stress-ng --quiet --exec 2 --timeout "$CHURN_SECS"
 	bgrun "$TMP/x_p" "" "$CORESCHED" new -- stress-ng --quiet --exec 1 --timeout "$CHURN_SECS"
 	end=$(($(date +%s) + CHURN_SECS))
+	hard=$((end + 120)) # the loops do some work even in a slow guest, not forever
 	# Per-task cookies: the C helper, and util-linux syntax.
 	(
 		"$CHURN" "$COOKIES" 4
@@ -424,7 +430,7 @@ case_churn() {
 	# Moves of a running task between tagged and untagged cgroups.
 	(
 		n=0
-		while [ "$(date +%s)" -lt $end ] || [ $n -lt 30 ]; do
+		while [ "$(date +%s)" -lt $end ] || { [ $n -lt 30 ] && [ "$(date +%s)" -lt $hard ]; }; do
 			for cg in "$CG_A" "$CG_B" "$cgu"; do
 				echo "$pid_m" >"$cg/cgroup.procs" && n=$((n + 1))
 				sleep 0.1
@@ -437,7 +443,7 @@ case_churn() {
 	: >"$TMP/cgroups.ids"
 	(
 		n=0 t=0
-		while [ "$(date +%s)" -lt $end ] || [ $n -lt 8 ]; do
+		while [ "$(date +%s)" -lt $end ] || { [ $n -lt 8 ] && [ "$(date +%s)" -lt $hard ]; }; do
 			n=$((n + 1))
 			cg=$CG/t_c$n
 			mkdir -p "$cg/sub"
@@ -456,7 +462,7 @@ case_churn() {
 	# nice and affinity changes on running tenant tasks.
 	(
 		a=0 f=0
-		while [ "$(date +%s)" -lt $end ] || [ $a -lt 20 ]; do
+		while [ "$(date +%s)" -lt $end ] || { [ $a -lt 20 ] && [ "$(date +%s)" -lt $hard ]; }; do
 			for p in "${trk_pid[@]}"; do
 				renice -n $((RANDOM % 20 - 5)) -p "$p" >/dev/null 2>&1 && a=$((a + 1))
 				c1=$((RANDOM % NCPU))
@@ -474,8 +480,11 @@ case_churn() {
 	loops+=($!)
 	sleep 2
 	checkpoint
+	dbg "churn: loops running"
 	run_for "$CHURN_SECS"
+	dbg "churn: waiting for the loops: $(cat "$TMP/churn.out" "$TMP/moves.out" "$TMP/cgroups.out" "$TMP/nice.out" | tr '\n' ' ')"
 	wait "${loops[@]}"
+	dbg "churn: loops done"
 	checkpoint
 	end_observers
 	rc=$OBS_RC
@@ -493,13 +502,14 @@ case_churn() {
 	# Leaks, while running, with t_a and t_b still tagged. A removed
 	# cgroup's tag goes when its css goes offline (a kworker): wait for
 	# that, up to 30 s.
-	for i in $(seq 1 30); do
-		read -r tags leaked lpaths < <(cgrp_tag_leaks)
-		[ "$leaked" = 0 ] && break
+	for i in $(seq 1 20); do
+		[ "$(bpftool -j map dump pinned "$PIN/cs_cgrp_tag" | grep -o '"key"' | wc -l)" -le 2 ] && break
 		sleep 1
 	done
-	[ "$leaked" = 0 ] || why+="cs_cgrp_tag holds $leaked tags of removed cgroups ($lpaths) after ${i}s; "
+	read -r tags leaked lpaths < <(cgrp_tag_leaks)
+	[ "$leaked" = 0 ] || why+="cs_cgrp_tag holds $leaked tags of removed cgroups ($lpaths) ${i}s after the last rmdir; "
 	[ "$tags" = 2 ] || why+="cs_cgrp_tag holds $tags tags, want 2 (t_a, t_b); "
+	dbg "churn: leak check done"
 	# Cookie slots: with every tagged task gone, none may stay held.
 	stop_bg
 	sleep 2
@@ -521,14 +531,31 @@ case_churn() {
 # core_cpus CORE: its CPUs (qemu numbers siblings consecutively).
 core_cpus() { seq $(($1 * THREADS)) $(($1 * THREADS + THREADS - 1)); }
 
-# set_online CPU 0|1: count failures in hp_fail.
+# set_online CPU 0|1: count failures in hp_fail; log it with the uptime
+# before and after in hp.log.
 set_online() {
+	local t
+	t=$(cut -d' ' -f1 /proc/uptime)
 	echo "$2" >"$SYSCPU/cpu$1/online" 2>>"$TMP/hp.err" || hp_fail=$((hp_fail + 1))
+	echo "$t $(cut -d' ' -f1 /proc/uptime) cpu$1 $([ "$2" = 1 ] && echo online || echo offline)" >>"$TMP/hp.log"
+}
+
+# hp_near OBS: for each overlap example of observer output OBS, the hotplug
+# writes around it (times in s from the observer's start, +-0.25 s).
+hp_near() {
+	awk -v t0="$OBS_T0" 'FNR == NR { op[++n] = $0; next }
+		$1 == "overlap_example" { s = $5 / 1e9; near = "";
+			for (i = 1; i <= n; i++) { split(op[i], f, " ");
+				if (f[2] - t0 >= s - 3 && f[1] - t0 <= s + 1)
+					near = near sprintf(" [%.2f-%.2f %s %s]", f[1] - t0, f[2] - t0, f[3], f[4]) }
+			printf "#   window at %.3f s, %d ns (%s, cookies %s, cpus %s): hotplug writes nearby:%s\n", s, $7, $11, $13, $3, near ? near : " none" }' \
+		"$TMP/hp.log" "$1"
 }
 
 case_hotplug() {
 	local name=soak_hotplug_$topo rc ej why="" end cpu core c ops=0 sib=0 whole=0
 	hp_fail=0
+	: >"$TMP/hp.log"
 	SCHED_ARGS=()
 	case_begin hotplug --trust-kthreads || { fail $name "observer or scheduler did not start: $(tail -n 2 "$TMP/sched.err")"; case_end; return; }
 	tenants || why+="could not tag the tenants; "
@@ -571,6 +598,7 @@ case_hotplug() {
 	info "hotplug $topo (kthreads trusted, asserted): $(obs_summary "$OBS_OUT")"
 	info "hotplug $topo (strict, measured): $(obs_summary "$STRICT_OUT")"
 	grep overlap_example "$STRICT_OUT" | head -n 2 | sed 's/^/#   strict: /'
+	hp_near "$OBS_OUT"
 	row hotplug "4 cookies x stress-ng -c $NCPU" "$sib sibling,$whole core cycles" \
 		"$(field "$OBS_OUT" overlap_ns) (strict $(field "$STRICT_OUT" overlap_ns))" \
 		"$(ms "$OBS_OUT" max_wait_ns) ms" "$ej" -
