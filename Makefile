@@ -7,6 +7,8 @@
 #                 coresched-observe and the host unit tests
 #   make test     host unit tests, then guest tests (ends "N passed, N failed")
 #   make demo     two tenants plus background work under scx_coresched, in a guest
+#   make soak     long soak tests on 2x2, 4x2 and 2x4 guests (stress, churn,
+#                 hotplug, SIGKILL loop, RT/DL)
 
 CLANG ?= clang-19
 BPFTOOL ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
@@ -29,6 +31,7 @@ CTL_BINS := $(O)/coresched $(O)/libcoresched.a $(O)/libcoresched.so
 HOST_TESTS := $(O)/test_policy $(O)/test_model $(O)/test_topo $(O)/test_ctl $(O)/test_ctl_lib
 HOST_TESTS += $(O)/test_policy_file # policy
 GUEST_BINS := $(O)/progress $(O)/prctl_check $(O)/prctl_parity
+GUEST_BINS += $(O)/cookie_churn $(O)/periodic # soak
 GUEST_BINS += $(O)/ctl_raw # control socket
 COMMON := $(O)/cs_common.o
 
@@ -149,6 +152,15 @@ test-guest: deps all
 
 demo: deps all
 	@tools/vm --cores 2 --threads 2 --timeout 300 -- tools/demo.sh
+
+# Soak tests, long form (60 s or more per stress case), on three topologies;
+# tests/run runs the short form on 2x2.
+.PHONY: soak
+soak: deps all
+	@rc=0; for t in 2x2 4x2 2x4; do \
+		SCX_TOPO=$$t tools/vm --cores $${t%x*} --threads $${t#*x} \
+			--timeout 5400 -- tests/guest/soak.sh --long || rc=1; \
+	done; exit $$rc
 
 format:
 	clang-format -i bpf/*.c bpf/*.h src/*.c src/*.h include/*.h tests/*.c
