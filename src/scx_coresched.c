@@ -56,7 +56,7 @@ static const char usage[] =
 	"  -f, --fail-mode MODE what happens while no isolation is possible (after an\n"
 	"                       ejection, a crash, or a stop):\n"
 	"                       open (default): tasks run on, SMT on, not isolated;\n"
-	"                       closed: SMT is switched off (" CS_SMT_CONTROL ")\n"
+	"                       closed (experimental): SMT is switched off (" CS_SMT_CONTROL ")\n"
 	"                       the moment isolation ends, and on again once it is back.\n"
 	"                       A guard process covers a SIGKILL of this process.\n"
 	"      --no-restart     exit after an ejection instead of loading again\n"
