@@ -16,55 +16,6 @@
 #                                 measured, not asserted)
 source "$(dirname "$0")/lib.sh"
 
-PIN=/sys/fs/bpf/scx_coresched
-SMT=/sys/devices/system/cpu/smt/control
-
-# cookie_of PID: its prctl(PR_SCHED_CORE_GET) cookie, as a decimal number.
-cookie_of() {
-	python3 -c '
-import ctypes, sys
-libc = ctypes.CDLL(None, use_errno=True)
-c = ctypes.c_ulonglong(0)
-if libc.prctl(62, 0, int(sys.argv[1]), 0, ctypes.byref(c)):
-    sys.exit("prctl GET %s: errno %d" % (sys.argv[1], ctypes.get_errno()))
-print(c.value)' "$1"
-}
-
-# tag_of_id ID: the cookie in cs_cgrp_tag for cgroup id ID (empty if none).
-tag_of_id() {
-	# shellcheck disable=SC2046 # one argument per byte, little endian
-	bpftool -j map lookup pinned "$PIN/cs_cgrp_tag" key hex \
-		$(printf '%016x' "$1" | sed 's/../& /g' |
-			awk '{for (i = NF; i > 0; i--) printf "%s ", $i}') 2>/dev/null |
-		python3 -c 'import json, sys; d = json.load(sys.stdin); print(int.from_bytes(bytes(int(x, 16) for x in d["value"]), "little"))' 2>/dev/null
-}
-
-# cgroup_tag CGROUP: the cookie in cs_cgrp_tag for CGROUP (empty if none).
-cgroup_tag() { tag_of_id "$(stat -c %i "$1")"; }
-
-# Wait (up to 30 s) until the scheduler runs again after a fault.
-wait_enabled() {
-	local i
-	for i in $(seq 1 120); do
-		[ "$(scx_state)" = enabled ] && [ "$(scx_ops)" = coresched ] && return 0
-		sleep 0.25
-	done
-	return 1
-}
-
-spin_tenants() {
-	local a b
-	a=$(tenant t_a)
-	b=$(tenant t_b)
-	"$CTL" cgroup tag "$a" >/dev/null && "$CTL" cgroup tag "$b" >/dev/null ||
-		return 1
-	run_in "$a" stress-ng --quiet --cpu "$NCPU" --timeout 3600
-	run_in "$b" stress-ng --quiet --cpu "$NCPU" --timeout 3600
-	spawn "$TMP/cookie_spin" "$NCPU" 3600
-	spawn stress-ng --quiet --cpu $(((NCPU + 1) / 2)) --timeout 3600
-	sleep 1
-}
-
 gcc -O2 -pthread -o "$TMP/cookie_spin" tests/guest/cookie_spin.c || {
 	fail closed_build "cannot build cookie_spin"
 	finish
