@@ -290,14 +290,16 @@ tenants() {
 	track U "$LAST"
 }
 
-# spin_load SECS: stress-ng --cpu in every cookie of tenants (the prctl
-# tenant's joins the worker's cookie with 'coresched copy').
+# spin_load SECS [N]: stress-ng --cpu N (default NCPU) in every cookie of
+# tenants (the prctl tenant's joins the worker's cookie with 'coresched
+# copy'), half of it untagged.
 spin_load() {
-	bgrun "$TMP/l_a" "$CG_A" stress-ng --quiet --cpu "$NCPU" --timeout "$1"
-	bgrun "$TMP/l_b" "$CG_B" stress-ng --quiet --cpu "$NCPU" --timeout "$1"
+	local n=${2:-$NCPU}
+	bgrun "$TMP/l_a" "$CG_A" stress-ng --quiet --cpu "$n" --timeout "$1"
+	bgrun "$TMP/l_b" "$CG_B" stress-ng --quiet --cpu "$n" --timeout "$1"
 	bgrun "$TMP/l_p" "" "$CORESCHED" copy -s "$PID_P" -- \
-		stress-ng --quiet --cpu "$NCPU" --timeout "$1"
-	bgrun "$TMP/l_u" "" stress-ng --quiet --cpu $(((NCPU + 1) / 2)) --timeout "$1"
+		stress-ng --quiet --cpu "$n" --timeout "$1"
+	bgrun "$TMP/l_u" "" stress-ng --quiet --cpu $(((n + 1) / 2)) --timeout "$1"
 }
 
 case_end() {
@@ -614,29 +616,43 @@ launch() {
 	SCHED_PID=$!
 }
 
-# wait_enabled [TRIES]: until sched_ext runs coresched (0.05 s steps).
-wait_enabled() {
-	local i
-	for i in $(seq 1 "${1:-1200}"); do
-		[ "$(scx_state)" = enabled ] && [ "$(scx_ops)" = coresched ] && return 0
-		sleep 0.05
+# state_is STATE [OPS]: sched_ext's state (and ops), read without a fork
+# so that polling stays fine-grained in a loaded guest.
+state_is() {
+	local st op=
+	read -r st </sys/kernel/sched_ext/state
+	[ $# -lt 2 ] || { read -r op </sys/kernel/sched_ext/root/ops; } 2>/dev/null
+	[ "$st" = "$1" ] && [ "$op" = "${2:-}" ]
+}
+
+# wait_state SECS STATE [OPS]: poll every 0.02 s for up to SECS seconds
+# (for enabled: only while the loader SCHED_PID lives).
+wait_state() {
+	local end=$((SECONDS + $1))
+	shift
+	while [ $SECONDS -lt $end ]; do
+		state_is "$@" && return 0
+		[ "$1" != enabled ] || kill -0 "$SCHED_PID" 2>/dev/null || return 1
+		sleep 0.02
 	done
 	return 1
 }
+wait_enabled() { wait_state "${1:-120}" enabled coresched; }
 
 # relaunch ARGS...: once sched_ext is disabled, start the loader again
 # (up to 3 tries); true once it is enabled.
+# Failed tries are counted in retries, their last words kept in retry_why.
 relaunch() {
-	local i
-	for _ in 1 2 3; do
-		for i in $(seq 1 400); do
-			[ "$(scx_state)" = disabled ] && break
-			sleep 0.05
-		done
+	for _ in 1 2 3 4 5; do
+		wait_state 60 disabled
 		launch "$@"
-		wait_enabled 1200 && return 0
+		wait_enabled 120 && return 0
 		kill -KILL $SCHED_PID 2>/dev/null
 		wait $SCHED_PID 2>/dev/null
+		retries=$((retries + 1))
+		retry_why="$(tail -n 1 "$TMP/kill.err") (state $(scx_state))"
+		dbg "relaunch failed: $retry_why"
+		sleep 0.5
 	done
 	return 1
 }
@@ -646,6 +662,8 @@ case_kill() {
 		ta tb tp ta2 tb2 tp2 cg tagok=0 tagbad="" ctlpid ctlrc closed_ov="" \
 		smt_kill smt_on start_ms d
 	: >"$TMP/kill.err"
+	retries=0
+	retry_why=
 	SCHED_ARGS=(--stats 0.2)
 	untrack_all
 	OBS_OUT=$TMP/kill.obs
@@ -660,8 +678,10 @@ case_kill() {
 	launch --stats 0.2
 	wait_enabled || { fail $name "scheduler did not start: $(tail -n 2 "$TMP/kill.err")"; end_observer; case_end; return; }
 	start_ms=$(($(now_ms) - t0))
+	dbg "kill: first start took $start_ms ms"
 	tenants || why+="could not tag the tenants; "
-	spin_load 3600
+	# Lighter load than the other cases: the loader must load many times.
+	spin_load 3600 $(((NCPU + 1) / 2))
 	sleep 2
 	ta=$(cgroup_tag "$CG_A")
 	tb=$(cgroup_tag "$CG_B")
@@ -673,10 +693,7 @@ case_kill() {
 		0) # mid-load: a fresh loader, killed while it is still starting
 			kill -INT $SCHED_PID
 			wait $SCHED_PID 2>/dev/null
-			for d in $(seq 1 400); do
-				[ "$(scx_state)" = disabled ] && break
-				sleep 0.05
-			done
+			wait_state 60 disabled
 			launch --stats 0.2
 			d=$((RANDOM % start_ms))
 			sleep "$((d / 1000)).$(printf %03d $((d % 1000)))"
@@ -698,6 +715,7 @@ case_kill() {
 			kinds+=(tag)
 			;;
 		esac
+		dbg "kill $i: ${kinds[-1]}, state $(scx_state)"
 		t0=$(now_ms)
 		kill -KILL $SCHED_PID
 		wait $SCHED_PID 2>/dev/null
@@ -712,6 +730,7 @@ case_kill() {
 				info "kill $i: the concurrent 'cgroup tag' failed: $(head -c 160 "$TMP/k$i.ctl")"
 			fi
 		fi
+		dbg "kill $i: killed, state $(scx_state)"
 		if relaunch --stats 0.2; then
 			t1=$(now_ms)
 			d=$((t1 - t0))
@@ -741,8 +760,10 @@ case_kill() {
 	read -r gmin gmed gmax < <(printf '%s\n' "${gaps[@]}" | sort -n |
 		awk '{ a[NR] = $1 } END { if (NR) print a[1], a[int((NR + 1) / 2)], a[NR]; else print "- - -" }')
 	info "kill $topo: ${#gaps[@]} of $KILLS SIGKILLs restarted; gaps (kill to enabled): $gapl"
+	[ $retries = 0 ] || info "kill $topo: $retries restarts failed and were tried again; the last: $retry_why"
 	info "kill $topo: gap min/median/max ${gmin}/${gmed}/${gmax} ms; mid-tag commands that succeeded kept their tag: $tagok; tags before '$ta $tb $tp' after '$ta2 $tb2 $tp2'"
 	info "kill $topo (fail-mode open, gaps unprotected, measured): $(obs_summary "$OBS_OUT")"
+	dbg "kill: loop done"
 	# One more cycle in --fail-mode closed: must show 0 ns.
 	kill -INT $SCHED_PID
 	wait $SCHED_PID 2>/dev/null
@@ -754,8 +775,9 @@ case_kill() {
 		t0=$(now_ms)
 		kill -KILL $SCHED_PID
 		wait $SCHED_PID 2>/dev/null
+		wait_state 60 disabled
 		for i in $(seq 1 200); do
-			[ "$(cat $SMT)" = off ] && [ "$(scx_state)" = disabled ] && break
+			[ "$(cat $SMT)" = off ] && break
 			sleep 0.05
 		done
 		smt_kill=$(cat $SMT)
@@ -780,7 +802,7 @@ case_kill() {
 	fi
 	ej=$(ejections "$TMP/kill.err")
 	[ -z "$stalled" ] || why+="no progress:$stalled; "
-	row kill "4 cookies x stress-ng -c $NCPU" "$KILLS SIGKILL (${kinds[*]})" \
+	row kill "4 cookies x stress-ng -c $(((NCPU + 1) / 2))" "$KILLS SIGKILL (${kinds[*]})" \
 		"open $(field "$open_obs" overlap_ns)/$(field "$open_obs" overlap_windows)w closed ${closed_ov:-?}" \
 		"$(ms "$open_obs" max_wait_ns) ms" "$ej" "ms ${gmin}/${gmed}/${gmax} closed $((t1 - t0))"
 	verdict $name "$why"
