@@ -660,7 +660,7 @@ relaunch() {
 case_kill() {
 	local name=soak_kill_$topo rc ej why="" i how t0 t1 d gaps=() gapl="" kinds=() \
 		ta tb tp ta2 tb2 tp2 cg tagok=0 tagbad="" ctlpid ctlrc closed_ov="" \
-		smt_kill smt_on start_ms d
+		smt_kill smt_on start_ms d frozen
 	: >"$TMP/kill.err"
 	retries=0
 	retry_why=
@@ -680,8 +680,10 @@ case_kill() {
 	start_ms=$(($(now_ms) - t0))
 	dbg "kill: first start took $start_ms ms"
 	tenants || why+="could not tag the tenants; "
-	# Lighter load than the other cases: the loader must load many times.
-	spin_load 3600 $(((NCPU + 1) / 2))
+	# Lighter load than the other cases: the loader loads many times, and
+	# under CPU load it loads slowly (it competes at nice 0). The short
+	# form runs the four tracked workers only.
+	[ $form = short ] || spin_load 3600 $(((NCPU + 1) / 2))
 	sleep 2
 	ta=$(cgroup_tag "$CG_A")
 	tb=$(cgroup_tag "$CG_B")
@@ -764,13 +766,20 @@ case_kill() {
 	info "kill $topo: gap min/median/max ${gmin}/${gmed}/${gmax} ms; mid-tag commands that succeeded kept their tag: $tagok; tags before '$ta $tb $tp' after '$ta2 $tb2 $tp2'"
 	info "kill $topo (fail-mode open, gaps unprotected, measured): $(obs_summary "$OBS_OUT")"
 	dbg "kill: loop done"
-	# One more cycle in --fail-mode closed: must show 0 ns.
+	# One more cycle in --fail-mode closed: must show 0 ns. Between the
+	# open-mode scheduler and the closed one nothing isolates, so the
+	# tenants are stopped (SIGSTOP) until the closed one runs.
+	frozen=$(pgrep -f "^(stress-ng|$PROGRESS)" | tr '\n' ' ')
+	# shellcheck disable=SC2086 # a list of pids
+	kill -STOP $frozen 2>/dev/null
 	kill -INT $SCHED_PID
 	wait $SCHED_PID 2>/dev/null
 	OBS_OUT=$TMP/kill_closed.obs
 	if [ "$(cat $SMT 2>/dev/null)" != on ]; then
 		why+="SMT control is '$(cat $SMT 2>/dev/null)', cannot run the closed cycle; "
 	elif observe_bg "$OBS_OUT" --duration 3600 && relaunch --fail-mode closed --stats 0.2; then
+		# shellcheck disable=SC2086 # a list of pids
+		kill -CONT $frozen 2>/dev/null
 		sleep 2
 		t0=$(now_ms)
 		kill -KILL $SCHED_PID
@@ -802,10 +811,12 @@ case_kill() {
 	fi
 	ej=$(ejections "$TMP/kill.err")
 	[ -z "$stalled" ] || why+="no progress:$stalled; "
-	row kill "4 cookies x stress-ng -c $(((NCPU + 1) / 2))" "$KILLS SIGKILL (${kinds[*]})" \
+	row kill "4 cookies $([ $form = short ] && echo "x 1 worker" || echo "x stress-ng -c $(((NCPU + 1) / 2))")" "$KILLS SIGKILL (${kinds[*]})" \
 		"open $(field "$open_obs" overlap_ns)/$(field "$open_obs" overlap_windows)w closed ${closed_ov:-?}" \
 		"$(ms "$open_obs" max_wait_ns) ms" "$ej" "ms ${gmin}/${gmed}/${gmax} closed $((t1 - t0))"
 	verdict $name "$why"
+	# shellcheck disable=SC2086 # a list of pids
+	kill -CONT $frozen 2>/dev/null
 	stop_bg
 	kill -INT $SCHED_PID 2>/dev/null
 	wait $SCHED_PID 2>/dev/null
@@ -821,20 +832,24 @@ case_rtdl() {
 	SCHED_ARGS=()
 	case_begin rtdl || { fail $name "observer or scheduler did not start: $(tail -n 2 "$TMP/sched.err")"; case_end; return; }
 	tenants || why+="could not tag the tenants; "
-	bgrun "$TMP/rt_fifo" "$CG_A" chrt -f 50 "$PERIODIC" 10000 1000 "$RT_SECS"
+	local rt=()
+	bgrun "$TMP/rt_fifo" "$CG_A" chrt -f 50 "$PERIODIC" 10000 1000 3600
 	track FIFO_A "$LAST"
+	rt+=("$LAST")
 	bgrun "$TMP/rt_dl" "$CG_A" chrt -d --sched-runtime 2000000 --sched-deadline 10000000 \
-		--sched-period 10000000 0 "$PERIODIC" 10000 1000 "$RT_SECS"
+		--sched-period 10000000 0 "$PERIODIC" 10000 1000 3600
 	track DL_A "$LAST"
-	bgrun "$TMP/rt_fifo_u" "" chrt -f 40 "$PERIODIC" 10000 1000 "$RT_SECS"
+	rt+=("$LAST")
+	bgrun "$TMP/rt_fifo_u" "" chrt -f 40 "$PERIODIC" 10000 1000 3600
 	track FIFO_U "$LAST"
+	rt+=("$LAST")
 	bgrun "$TMP/l_b" "$CG_B" stress-ng --quiet --cpu "$NCPU" --timeout $((RT_SECS + 30))
 	sleep 2
 	checkpoint
-	run_for $((RT_SECS - 4))
-	for s in FIFO_A DL_A FIFO_U; do unset "trk_pid[$s]"; done
+	run_for "$RT_SECS"
 	checkpoint
-	sleep 4
+	kill -INT "${rt[@]}" # they print their figures and exit
+	wait "${rt[@]}"
 	end_observers
 	rc=$OBS_RC
 	ej=$(ejections "$TMP/sched.err")
