@@ -806,10 +806,13 @@ case_kill() {
 		[ "$closed_ov" = 0 ] || why+="closed: overlap_ns=$closed_ov over the kill cycle; "
 		info "kill $topo (fail-mode closed, asserted): gap $((t1 - t0)) ms, SMT after kill '$smt_kill', after restart '$smt_on'; $(obs_summary "$OBS_OUT")"
 		gapl+="closed:$((t1 - t0))ms"
+		info "kill $topo (closed): the loader said: $(grep -E 'SMT|ejected|isolating' "$TMP/kill.err" | tail -n 4 | tr '\n' ';')"
+		info "kill $topo (closed): sched_ext error exits: $(dmesg | grep 'sched_ext: BPF scheduler ".*" disabled' | grep -v 'unregistered from user space' | tail -n 2 | tr '\n' ';')"
 	else
 		why+="closed: observer or scheduler did not start; "
 	fi
 	ej=$(ejections "$TMP/kill.err")
+	[ "$ej" = 0 ] || why+="$ej ejections during the closed cycle; "
 	[ -z "$stalled" ] || why+="no progress:$stalled; "
 	row kill "4 cookies $([ $form = short ] && echo "x 1 worker" || echo "x stress-ng -c $(((NCPU + 1) / 2))")" "$KILLS SIGKILL (${kinds[*]})" \
 		"open $(field "$open_obs" overlap_ns)/$(field "$open_obs" overlap_windows)w closed ${closed_ov:-?}" \
