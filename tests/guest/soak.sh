@@ -46,7 +46,7 @@
 #
 # Ends with a summary table (info lines): case, topology, load, faults,
 # overlap, worst wait, ejections, gaps. Nothing asserts on time.
-. tests/guest/lib.sh
+. tests/guest/lib.sh # cookie_of, tag_of_id, cgroup_tag, PIN, SMT
 
 form=short
 case "${1:-}" in
@@ -160,27 +160,6 @@ bgrun() {
 sched_errors() {
 	dmesg | grep 'sched_ext: BPF scheduler ".*" disabled' |
 		grep -vc 'unregistered from user space'
-}
-
-# tag_of_id ID: the cookie in cs_cgrp_tag for cgroup id ID (empty if none).
-tag_of_id() {
-	# shellcheck disable=SC2046 # one argument per byte, little endian
-	bpftool -j map lookup pinned "$PIN/cs_cgrp_tag" key hex \
-		$(printf '%016x' "$1" | sed 's/../& /g' |
-			awk '{for (i = NF; i > 0; i--) printf "%s ", $i}') 2>/dev/null |
-		python3 -c 'import json, sys; d = json.load(sys.stdin); print(int.from_bytes(bytes(int(x, 16) for x in d["value"][:8]), "little"))' 2>/dev/null
-}
-cgroup_tag() { tag_of_id "$(stat -c %i "$1")"; }
-
-# cookie_of PID: its prctl(PR_SCHED_CORE_GET) cookie, decimal.
-cookie_of() {
-	python3 -c '
-import ctypes, sys
-libc = ctypes.CDLL(None, use_errno=True)
-c = ctypes.c_ulonglong(0)
-if libc.prctl(62, 0, int(sys.argv[1]), 0, ctypes.byref(c)):
-    sys.exit("prctl GET %s: errno %d" % (sys.argv[1], ctypes.get_errno()))
-print(c.value)' "$1"
 }
 
 # case_begin NAME [OBSERVER_ARGS...]: observer first, then the scheduler
