@@ -30,6 +30,7 @@ PROGS := $(O)/scx_coresched $(O)/coreschedctl $(O)/coresched-observe
 CTL_BINS := $(O)/coresched $(O)/libcoresched.a $(O)/libcoresched.so
 HOST_TESTS := $(O)/test_policy $(O)/test_model $(O)/test_topo $(O)/test_ctl $(O)/test_ctl_lib
 HOST_TESTS += $(O)/test_policy_file # policy
+HOST_TESTS += $(O)/test_features
 GUEST_BINS := $(O)/progress $(O)/prctl_check $(O)/prctl_parity
 GUEST_BINS += $(O)/cookie_churn $(O)/periodic # soak
 GUEST_BINS += $(O)/ctl_raw # control socket
@@ -78,7 +79,7 @@ $(O)/cs_policy_apply.o: $(O)/policy.skel.h # policy
 $(O)/coresched-observe.o: $(O)/observe.skel.h
 
 $(O)/scx_coresched: $(O)/scx_coresched.o $(O)/cs_topo.o $(O)/cs_report.o \
-		$(O)/cs_tagging.o $(O)/cs_guard.o $(COMMON) \
+		$(O)/cs_tagging.o $(O)/cs_features.o $(O)/cs_guard.o $(COMMON) \
 		$(O)/cs_policy_apply.o $(O)/cs_policy_file.o # policy
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -133,6 +134,9 @@ $(O)/test_model: tests/test_model.c tests/harness.h include/*.h | $(O)
 # policy: the policy file parser alone.
 $(O)/test_policy_file: tests/test_policy_file.c tests/harness.h src/cs_policy_file.c src/cs_policy_file.h include/cs_policy_rules.h | $(O)
 	$(CC) $(CFLAGS) -Isrc -o $@ tests/test_policy_file.c src/cs_policy_file.c
+
+$(O)/test_features: tests/test_features.c tests/harness.h src/cs_features.c src/cs_features.h $(COMMON) | $(O)
+	$(CC) $(CFLAGS) -Isrc -o $@ tests/test_features.c src/cs_features.c $(COMMON) $(LDLIBS)
 
 $(O)/test_topo: tests/test_topo.c tests/harness.h src/cs_topo.c src/cs_topo.h | $(O)
 	$(CC) $(CFLAGS) -Isrc -o $@ tests/test_topo.c src/cs_topo.c
