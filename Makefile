@@ -4,13 +4,16 @@
 #   make deps     install Debian packages (root)
 #   make kernel   build (or reuse the cached) test kernel
 #   make          build the BPF objects, scx_coresched, coreschedctl,
-#                 coresched-observe and the host unit tests
+#                 coresched-observe and the host unit tests; no kernel
+#                 build (see VMLINUX_SOURCE)
+#   make vmlinux-h  regenerate include/vmlinux/x86_64/vmlinux.h.xz from
+#                 the test kernel (commit the result)
 #   make test     host unit tests, then guest tests (ends "N passed, N failed")
 #   make demo     two tenants plus background work under scx_coresched, in a guest
 #   make soak     long soak tests on 2x2, 4x2 and 2x4 guests (stress, churn,
 #                 hotplug, SIGKILL loop, RT/DL)
 
-CLANG ?= clang-19
+CLANG ?= $(shell command -v clang-19 || echo clang)
 BPFTOOL ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
 CC ?= gcc
 O := build
@@ -21,10 +24,13 @@ LDLIBS := -lbpf -lelf -lz
 LDFLAGS := -static
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 $(WARN) \
 	-Wno-unused-function -Wno-unused-parameter -Iinclude -Ibpf -I$(O) \
-	-I/usr/include/x86_64-linux-gnu
+	-I/usr/include/x86_64-linux-gnu -DBPF_NO_KFUNC_PROTOTYPES
 
-# Kernel directory: resolved lazily, only by the rules that need it.
-KDIR = $(shell kernel/build.sh --dir)
+# Where build/vmlinux.h comes from: auto (the running kernel's BTF if it
+# has sched_ext, else repo), btf, repo (include/vmlinux/ARCH/vmlinux.h.xz)
+# or kernel (the test kernel); see tools/vmlinux.sh. The BPF objects are
+# CO-RE and load on 6.12 and later whichever header built them.
+VMLINUX_SOURCE ?= auto
 
 PROGS := $(O)/scx_coresched $(O)/coreschedctl $(O)/coresched-observe
 CTL_BINS := $(O)/coresched $(O)/libcoresched.a $(O)/libcoresched.so
@@ -35,7 +41,7 @@ GUEST_BINS += $(O)/cookie_churn $(O)/periodic # soak
 GUEST_BINS += $(O)/ctl_raw # control socket
 COMMON := $(O)/cs_common.o
 
-.PHONY: all deps kernel test test-host test-guest demo clean format
+.PHONY: all deps kernel vmlinux-h test test-host test-guest demo clean format FORCE
 .SECONDARY:
 
 all: $(PROGS) $(CTL_BINS) $(HOST_TESTS) $(GUEST_BINS)
@@ -49,12 +55,15 @@ kernel: deps
 $(O):
 	mkdir -p $(O)
 
-# vmlinux.h comes from the test kernel's BTF; never committed.
-$(O)/vmlinux.h: kernel/config.fragment | $(O)
-	@tools/deps.sh --check >/dev/null 2>&1 || tools/deps.sh
-	@kernel/build.sh >/dev/null
-	$(BPFTOOL) btf dump file $(KDIR)/vmlinux format c > $@.tmp
-	mv $@.tmp $@
+# Regenerated when VMLINUX_SOURCE or the repository's header changes.
+$(O)/vmlinux.source: FORCE | $(O)
+	@echo $(VMLINUX_SOURCE) | cmp -s - $@ || echo $(VMLINUX_SOURCE) > $@
+
+$(O)/vmlinux.h: $(O)/vmlinux.source $(wildcard include/vmlinux/*/vmlinux.h.xz) | $(O)
+	@BPFTOOL=$(BPFTOOL) tools/vmlinux.sh $(VMLINUX_SOURCE) $@
+
+vmlinux-h:
+	@BPFTOOL=$(BPFTOOL) tools/vmlinux.sh --update
 
 $(O)/%.bpf.o: bpf/%.bpf.c bpf/*.h include/*.h $(O)/vmlinux.h
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
@@ -141,22 +150,22 @@ $(O)/test_topo: tests/test_topo.c tests/harness.h src/cs_topo.c src/cs_topo.h | 
 $(O)/%: tests/guest/%.c | $(O)
 	$(CC) $(CFLAGS) -pthread -o $@ $<
 
-test: deps all
+test: deps kernel all
 	@tests/run
 
 test-host: $(HOST_TESTS)
 	@tests/run --host-only
 
-test-guest: deps all
+test-guest: deps kernel all
 	@tests/run --guest-only
 
-demo: deps all
+demo: deps kernel all
 	@tools/vm --cores 2 --threads 2 --timeout 300 -- tools/demo.sh
 
 # Soak tests, long form (60 s or more per stress case), on three topologies;
 # tests/run runs the short form on 2x2.
 .PHONY: soak
-soak: deps all
+soak: deps kernel all
 	@rc=0; for t in 2x2 4x2 2x4; do \
 		SCX_TOPO=$$t tools/vm --cores $${t%x*} --threads $${t#*x} \
 			--timeout 5400 -- tests/guest/soak.sh --long || rc=1; \
