@@ -176,3 +176,6 @@ format:
 
 clean:
 	rm -rf $(O)
+
+# make install, uninstall, deb
+include dist/install.mk
