@@ -94,6 +94,8 @@ $(O)/scx_coresched: $(O)/scx_coresched.o $(O)/cs_topo.o $(O)/cs_report.o \
 # control socket: unprivileged cgroup tagging, through libcoresched's code.
 $(O)/scx_coresched: $(O)/cs_ctlsock.o $(O)/libcoresched.o
 $(O)/scx_coresched: LDFLAGS += -pthread
+# statistics on demand (/run/scx_coresched/stats*)
+$(O)/scx_coresched: $(O)/cs_statsfile.o
 
 # libcoresched: one set of position-independent objects (cs_common.o
 # included) for the static and the shared library; the shared one exports
@@ -116,7 +118,8 @@ $(O)/libcoresched.so: $(O)/libcoresched.so.1
 	ln -sf libcoresched.so.1 $@
 
 $(O)/coreschedctl: $(O)/coreschedctl.o $(O)/coreschedctl_args.o \
-		$(O)/coreschedctl_policy.o $(O)/cs_policy_file.o $(O)/libcoresched.a
+		$(O)/coreschedctl_policy.o $(O)/cs_policy_file.o \
+		$(O)/coreschedctl_stats.o $(O)/libcoresched.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The same binary under util-linux's name.
