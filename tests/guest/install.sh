@@ -5,7 +5,8 @@
 # into a DESTDIR, start scx_coresched from there as the systemd unit does
 # (options from the DESTDIR's /etc/default/scx_coresched), check that it
 # attaches, that the renamed kfuncs resolved to their 6.12 names, and that
-# SIGINT (the unit's KillSignal) detaches it with exit status 0.
+# SIGINT (the unit's KillSignal) detaches it with exit status 0; and
+# coreschedctl stats while it runs and after.
 #   tools/vm -- tests/guest/install.sh
 . tests/guest/lib.sh
 
@@ -52,6 +53,29 @@ if start_sched $SCX_CORESCHED_FLAGS; then
 		pass compat_kfuncs_6_12
 	fi
 
+	# Statistics on demand, written every interval (1 s without --stats).
+	CTL=$dest/usr/local/bin/coreschedctl
+	for i in $(seq 1 40); do
+		[ -e /run/scx_coresched/stats.prom ] && break
+		sleep 0.25
+	done
+	bad=
+	run "$CTL" stats --json
+	python3 -c 'import json, sys; d = json.loads(sys.stdin.read()); assert "forced_idle_pct" in d and d["cores"]' <<<"$out" 2>/dev/null ||
+		bad+="--json (exit $rc): '${out:0:100}' $err; "
+	run "$CTL" stats --prometheus
+	[ $rc = 0 ] && grep -q '^scx_coresched_forced_idle_percent [0-9.]*$' <<<"$out" &&
+		grep -q '^scx_coresched_core_forced_idle_percent{core="1",cpus="2,3"} ' <<<"$out" &&
+		! grep -Ev '^(# (HELP|TYPE) .*|scx_coresched_[a-z_]+(\{[^}]*\})? [0-9.e+-]+)$' <<<"$out" >/dev/null ||
+		bad+="--prometheus (exit $rc): $(grep -Ev '^(# (HELP|TYPE) .*|scx_coresched_[a-z_]+(\{[^}]*\})? [0-9.e+-]+)$' <<<"$out" | head -n 2) $err; "
+	run "$CTL" stats
+	[ $rc = 0 ] && grep -q "^forced idle" <<<"$out" || bad+="text (exit $rc): '${out:0:60}' $err; "
+	if [ -z "$bad" ]; then
+		pass stats_on_demand
+	else
+		fail stats_on_demand "$bad"
+	fi
+
 	kill -INT "$SCHED_PID"
 	wait "$SCHED_PID"
 	rc=$?
@@ -65,6 +89,12 @@ if start_sched $SCX_CORESCHED_FLAGS; then
 		pass installed_sched_sigint_stop
 	else
 		fail installed_sched_sigint_stop "exit $rc, state '$(scx_state)': $(tail -n 1 "$TMP/sched.err")"
+	fi
+	run "$CTL" stats
+	if [ $rc = 1 ] && grep -q "not running" <<<"$err" && [ ! -e /run/scx_coresched/stats ]; then
+		pass stats_gone_after_stop
+	else
+		fail stats_gone_after_stop "exit $rc: $err; $(ls /run/scx_coresched)"
 	fi
 else
 	fail installed_sched_attaches "did not attach"
