@@ -4,8 +4,8 @@
  * their names changed. Linux 6.13 renamed scx_bpf_dispatch() to
  * scx_bpf_dsq_insert(), scx_bpf_dispatch_vtime() to
  * scx_bpf_dsq_insert_vtime() and scx_bpf_consume() to
- * scx_bpf_dsq_move_to_local(); the old names went away a few releases
- * later. Each renamed kfunc is declared under both names, weak and with a
+ * scx_bpf_dsq_move_to_local(), keeping the old names for a while only.
+ * Each renamed kfunc is declared under both names, weak and with a
  * "___" flavour suffix (libbpf drops the suffix when it looks the name up
  * in the kernel's BTF, and the suffix keeps our declarations apart from
  * any prototypes a newer vmlinux.h carries). libbpf resolves at load time
