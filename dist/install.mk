@@ -17,6 +17,9 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 DOCDIR ?= $(PREFIX)/share/doc/scx-coresched
 SYSCONFDIR ?= /etc
+# yes: also install coreschedctl as 'coresched' (util-linux's name), with
+# its man page and completion; no where util-linux 2.40+ owns that name.
+CORESCHED_ALIAS ?= yes
 
 # One version: the tools' -V (src/coreschedctl.c).
 VERSION := $(shell sed -n 's/^\#define CS_VERSION "\(.*\)"/\1/p' src/coreschedctl.c)
@@ -46,7 +49,11 @@ install: $(PROGS) $(O)/coresched $(O)/libcoresched.a $(O)/libcoresched.so.1 \
 		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSCONFDIR)/default
 	$(INSTALL) -m 755 $(O)/scx_coresched $(O)/coresched-observe $(DESTDIR)$(SBINDIR)
 	$(INSTALL) -m 755 $(O)/coreschedctl $(DESTDIR)$(BINDIR)
-	ln -sf coreschedctl $(DESTDIR)$(BINDIR)/coresched
+	if [ "$(CORESCHED_ALIAS)" = yes ]; then \
+		ln -sf coreschedctl $(DESTDIR)$(BINDIR)/coresched && \
+		ln -sf coreschedctl.8.gz $(DESTDIR)$(MANDIR)/man8/coresched.8.gz && \
+		ln -sf coreschedctl $(DESTDIR)$(BASHCOMPDIR)/coresched; \
+	fi
 	$(INSTALL) -m 644 $(O)/libcoresched.a $(DESTDIR)$(LIBDIR)
 	$(INSTALL) -m 644 $(O)/libcoresched.so.1 \
 		$(DESTDIR)$(LIBDIR)/libcoresched.so.$(LIB_VERSION)
@@ -58,10 +65,8 @@ install: $(PROGS) $(O)/coresched $(O)/libcoresched.a $(O)/libcoresched.so.1 \
 		gzip -9n < man/$$m.8 > $(DESTDIR)$(MANDIR)/man8/$$m.8.gz || exit 1; \
 		chmod 644 $(DESTDIR)$(MANDIR)/man8/$$m.8.gz; \
 	done
-	ln -sf coreschedctl.8.gz $(DESTDIR)$(MANDIR)/man8/coresched.8.gz
 	$(INSTALL) -m 644 dist/coreschedctl.bash-completion \
 		$(DESTDIR)$(BASHCOMPDIR)/coreschedctl
-	ln -sf coreschedctl $(DESTDIR)$(BASHCOMPDIR)/coresched
 	$(INSTALL) -m 644 $(O)/scx_coresched.service $(DESTDIR)$(UNITDIR)
 	$(INSTALL) -m 644 dist/scx_coresched.default \
 		$(DESTDIR)$(SYSCONFDIR)/default/scx_coresched

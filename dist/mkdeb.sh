@@ -23,6 +23,8 @@ doc=usr/share/doc/$pkg
 name=${DEBFULLNAME:-$(git config user.name 2>/dev/null || echo "scx_coresched developers")}
 email=${DEBEMAIL:-$(git config user.email 2>/dev/null || echo "root@$(hostname -f)")}
 
+# make install's variables for the package (tests/install.sh uses them).
+DEB_INSTALL_VARS="PREFIX=/usr LIBDIR=/usr/lib/$multiarch UNITDIR=/lib/systemd/system DOCDIR=/$doc CORESCHED_ALIAS=no"
 # Files the package has beyond the install tree (paths in the package).
 DEB_EXTRA=("$doc/changelog.gz" "usr/share/lintian/overrides/$pkg")
 
@@ -37,9 +39,8 @@ command -v dpkg-shlibdeps >/dev/null || die "dpkg-shlibdeps not found; run 'make
 rm -rf "$deb"
 mkdir -p "$root"
 # Debian 12 keeps systemd units in /lib/systemd/system (usrmerge moratorium).
-"$make" -s install DESTDIR="$PWD/$root" PREFIX=/usr \
-	LIBDIR="/usr/lib/$multiarch" UNITDIR=/lib/systemd/system \
-	DOCDIR="/$doc" >/dev/null
+# util-linux 2.40 and later (Debian 13, Ubuntu 24.04) own /usr/bin/coresched.
+"$make" -s install DESTDIR="$PWD/$root" $DEB_INSTALL_VARS >/dev/null
 # Debian ships stripped objects (the BPF programs are data, not symbols).
 strip --strip-unneeded --remove-section=.comment --remove-section=.note \
 	"$root/usr/sbin/scx_coresched" "$root/usr/sbin/coresched-observe" \
@@ -89,5 +90,6 @@ if command -v lintian >/dev/null; then
 else
 	echo "deb: lintian not installed; not checked"
 fi
-# For tests/install.sh: the extra files, one a line.
+# For tests/install.sh: the extra files, one a line, and the variables.
 printf '%s\n' "${DEB_EXTRA[@]}" >"$deb/extra.list"
+echo "$DEB_INSTALL_VARS" >"$deb/install.vars"

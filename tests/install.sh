@@ -20,8 +20,6 @@ fail() {
 }
 info() { echo "# $*"; }
 
-multiarch=$(gcc -print-multiarch)
-
 # tree DIR: every file and symbolic link under DIR, relative, sorted.
 tree() { (cd "$1" && find . ! -type d -printf '%P\n' | LC_ALL=C sort); }
 
@@ -169,9 +167,11 @@ elif ! make -s deb >"$tmp/deb.log" 2>&1; then
 	fail deb_contents "make deb failed: $(grep -v '^[IN]:' "$tmp/deb.log" | tail -n 5 | tr '\n' ' ')"
 else
 	deb=$(sed -n 's/^deb: \(.*\.deb\)$/\1/p' "$tmp/deb.log")
-	make -s install DESTDIR="$tmp/debdest" PREFIX=/usr \
-		LIBDIR="/usr/lib/$multiarch" UNITDIR=/lib/systemd/system \
+	# shellcheck disable=SC2046 # one make variable a word
+	make -s install DESTDIR="$tmp/debdest" $(cat build/deb/install.vars) \
 		>/dev/null 2>&1
+	grep -q "^PREFIX=/usr " build/deb/install.vars ||
+		fail deb_contents "the package is not PREFIX=/usr: $(cat build/deb/install.vars)"
 	{ tree "$tmp/debdest"; cat build/deb/extra.list; } | LC_ALL=C sort >"$tmp/want"
 	dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { sub(/^\.\//, "", $6); print $6 }' |
 		LC_ALL=C sort >"$tmp/got"
