@@ -40,7 +40,7 @@ $(O)/scx_coresched.service $(O)/libcoresched.pc: FORCE | $(O)
 	$(SUBST) dist/$(notdir $@).in > $@.tmp
 	mv $@.tmp $@
 
-install: $(PROGS) $(O)/coresched $(O)/libcoresched.a $(O)/libcoresched.so.1 \
+install: $(PROGS) $(O)/libcoresched.a $(O)/libcoresched.so.1 \
 		$(O)/scx_coresched.service $(O)/libcoresched.pc
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
 		$(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
@@ -68,8 +68,10 @@ install: $(PROGS) $(O)/coresched $(O)/libcoresched.a $(O)/libcoresched.so.1 \
 	$(INSTALL) -m 644 dist/coreschedctl.bash-completion \
 		$(DESTDIR)$(BASHCOMPDIR)/coreschedctl
 	$(INSTALL) -m 644 $(O)/scx_coresched.service $(DESTDIR)$(UNITDIR)
-	$(INSTALL) -m 644 dist/scx_coresched.default \
-		$(DESTDIR)$(SYSCONFDIR)/default/scx_coresched
+	# An existing configuration is the administrator's: kept as it is.
+	[ -e $(DESTDIR)$(SYSCONFDIR)/default/scx_coresched ] || \
+		$(INSTALL) -m 644 dist/scx_coresched.default \
+			$(DESTDIR)$(SYSCONFDIR)/default/scx_coresched
 	$(INSTALL) -m 644 README.md dist/copyright $(DESTDIR)$(DOCDIR)
 
 # Leaves /etc/default/scx_coresched (a configuration file) in place.

@@ -151,6 +151,16 @@ else
 	fail unit_contents "missing: $bad"
 fi
 
+# A second install keeps the administrator's /etc/default/scx_coresched.
+echo 'SCX_CORESCHED_FLAGS="--mode fill"' >"$dest/etc/default/scx_coresched"
+if ! make -s install DESTDIR="$dest" >"$tmp/install.log" 2>&1; then
+	fail reinstall_keeps_config "make install failed: $(tail -n 3 "$tmp/install.log")"
+elif [ "$(cat "$dest/etc/default/scx_coresched")" != 'SCX_CORESCHED_FLAGS="--mode fill"' ]; then
+	fail reinstall_keeps_config "make install replaced /etc/default/scx_coresched"
+else
+	pass reinstall_keeps_config
+fi
+
 if ! make -s uninstall DESTDIR="$dest" >"$tmp/uninstall.log" 2>&1; then
 	fail uninstall "make uninstall failed: $(tail -n 3 "$tmp/uninstall.log")"
 elif [ "$(tree "$dest")" != etc/default/scx_coresched ]; then
