@@ -40,6 +40,7 @@ rm -rf "$deb"
 mkdir -p "$root"
 # Debian 12 keeps systemd units in /lib/systemd/system (usrmerge moratorium).
 # util-linux 2.40 and later (Debian 13, Ubuntu 24.04) own /usr/bin/coresched.
+# shellcheck disable=SC2086 # one make variable a word
 "$make" -s install DESTDIR="$PWD/$root" $DEB_INSTALL_VARS >/dev/null
 # Debian ships stripped objects (the BPF programs are data, not symbols).
 strip --strip-unneeded --remove-section=.comment --remove-section=.note \
@@ -86,7 +87,9 @@ chmod 644 "$root/DEBIAN/control" "$root/DEBIAN/conffiles" "$root/DEBIAN/md5sums"
 dpkg-deb --root-owner-group -Zxz --build "$root" "$out" >/dev/null
 echo "deb: $out"
 if command -v lintian >/dev/null; then
-	lintian $([ "$(id -u)" = 0 ] && echo --allow-root) --fail-on error,warning "$out" || die "lintian found errors in $out"
+	opts=(--fail-on "error,warning")
+	[ "$(id -u)" != 0 ] || opts+=(--allow-root)
+	lintian "${opts[@]}" "$out" || die "lintian found errors or warnings in $out"
 else
 	echo "deb: lintian not installed; not checked"
 fi

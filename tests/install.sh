@@ -8,7 +8,7 @@
 # "FAIL name: why"; '# ' lines are information (a test that cannot run here
 # says so on such a line).
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -64,6 +64,7 @@ fi
 bad=
 for cmd in "sbin/scx_coresched --help" "sbin/coresched-observe --help" \
 	"bin/coreschedctl --help" "bin/coreschedctl -V" "bin/coresched -V"; do
+	# shellcheck disable=SC2086 # program and option
 	set -- $cmd
 	"$usr/$1" "$2" >"$tmp/out" 2>&1 || bad+="'$cmd' exited $?; "
 done
@@ -105,6 +106,7 @@ pc() {
 		--define-variable=libdir="$usr/lib" \
 		--define-variable=includedir="$usr/include" "$@" libcoresched
 }
+# shellcheck disable=SC2046 # pkg-config's flags, one a word
 if ! command -v pkg-config >/dev/null; then
 	info "pkg-config is not installed: the library was not checked"
 elif ! gcc -o "$tmp/uselib" "$tmp/uselib.c" $(pc --cflags --libs) 2>"$tmp/cc.err"; then

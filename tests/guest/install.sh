@@ -55,7 +55,7 @@ if start_sched $SCX_CORESCHED_FLAGS; then
 
 	# Statistics on demand, written every interval (1 s without --stats).
 	CTL=$dest/usr/local/bin/coreschedctl
-	for i in $(seq 1 40); do
+	for _ in $(seq 1 40); do
 		[ -e /run/scx_coresched/stats.prom ] && break
 		sleep 0.25
 	done
@@ -80,7 +80,7 @@ if start_sched $SCX_CORESCHED_FLAGS; then
 	wait "$SCHED_PID"
 	rc=$?
 	SCHED_PID=
-	for i in $(seq 1 80); do
+	for _ in $(seq 1 80); do
 		[ "$(scx_state)" = disabled ] && break
 		sleep 0.25
 	done
