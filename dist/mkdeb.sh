@@ -39,7 +39,7 @@ command -v dpkg-shlibdeps >/dev/null || die "dpkg-shlibdeps not found; run 'make
 rm -rf "$deb"
 mkdir -p "$root"
 # Debian 12 keeps systemd units in /lib/systemd/system (usrmerge moratorium).
-# util-linux 2.40 and later (Debian 13, Ubuntu 24.04) own /usr/bin/coresched.
+# util-linux 2.40 and later ship /usr/bin/coresched: CORESCHED_ALIAS=no.
 # shellcheck disable=SC2086 # one make variable a word
 "$make" -s install DESTDIR="$PWD/$root" $DEB_INSTALL_VARS >/dev/null
 # Debian ships stripped objects (the BPF programs are data, not symbols).
