@@ -25,6 +25,7 @@
 #include "cs_policy.h"
 #include "cs_policy_apply.h" /* policy hook */
 #include "cs_report.h"
+#include "cs_statsfile.h"
 #include "cs_tagging.h"
 #include "cs_topo.h"
 
@@ -77,7 +78,9 @@ static const char usage[] =
 	"\n"
 	"Statistics: forced idle as % of CPU time (total and per core), each\n"
 	"cookie's share of charged core time, cookie switches/s, sibling kicks/s\n"
-	"and the worst enqueue-to-run wait in the interval.\n"
+	"and the worst enqueue-to-run wait in the interval. Those of the last\n"
+	"interval (SECS, or 1 s without --stats) are also in " CS_CTL_DIR "/stats,\n"
+	"stats.json and stats.prom (Prometheus): see coreschedctl stats.\n"
 	"\n"
 	"If the kernel ejects the scheduler (an error, the watchdog, sysrq-S), it is\n"
 	"loaded again at once, then after growing delays (up to 8 s) if it keeps\n"
@@ -413,11 +416,11 @@ static enum run_end sched_wait(struct sched *s, const struct opts *o,
 			continue;
 		}
 		next = now + (__u64)wait_ms * 1000000;
-		if (o->stats_secs <= 0)
-			continue;
 		snapshot(s->skel, cur);
 		cs_interval_compute(topo, prev, cur, &iv);
-		cs_interval_print(stdout, topo, cur, &iv, o->json);
+		if (o->stats_secs > 0)
+			cs_interval_print(stdout, topo, cur, &iv, o->json);
+		cs_stats_publish(topo, cur, &iv); /* coreschedctl stats */
 		*prev = *cur;
 	}
 	free(prev);
