@@ -108,7 +108,7 @@ static bool test_topo_parse_malformed(void)
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		int n = cs_parse_cpulist(bad[i], mask, CS_MAX_CPUS);
 
-		CHECK(n == -1, "\"%s\" gave %d, expected -1", bad[i], n);
+		CHECK(n == -EINVAL, "\"%s\" gave %d, expected -EINVAL", bad[i], n);
 	}
 	return true;
 }
@@ -119,16 +119,16 @@ static bool test_topo_parse_max(void)
 	bool small[8];
 	int i;
 
-	CHECK_INT(cs_parse_cpulist("64", mask, CS_MAX_CPUS), -1);
-	CHECK_INT(cs_parse_cpulist("0-64", mask, CS_MAX_CPUS), -1);
+	CHECK_INT(cs_parse_cpulist("64", mask, CS_MAX_CPUS), -ERANGE);
+	CHECK_INT(cs_parse_cpulist("0-64", mask, CS_MAX_CPUS), -ERANGE);
 	CHECK_INT(cs_parse_cpulist("0-63", mask, CS_MAX_CPUS), 64);
 	/* With max 4, nothing at or past index 4 is touched. */
 	memset(small, 1, sizeof(small));
 	CHECK_INT(cs_parse_cpulist("0-3", small, 4), 4);
 	CHECK_INT(cs_parse_cpulist("1", small, 4), 1);
 	CHECK_MASK(small, 4, 1);
-	CHECK_INT(cs_parse_cpulist("4", small, 4), -1);
-	CHECK_INT(cs_parse_cpulist("2-4", small, 4), -1);
+	CHECK_INT(cs_parse_cpulist("4", small, 4), -ERANGE);
+	CHECK_INT(cs_parse_cpulist("2-4", small, 4), -ERANGE);
 	for (i = 4; i < 8; i++)
 		CHECK(small[i], "small[%d] was written", i);
 	return true;
