@@ -33,6 +33,7 @@ HOST_TESTS += $(O)/test_policy_file # policy
 GUEST_BINS := $(O)/progress $(O)/prctl_check $(O)/prctl_parity
 GUEST_BINS += $(O)/cookie_churn $(O)/periodic # soak
 GUEST_BINS += $(O)/ctl_raw # control socket
+GUEST_BINS += $(O)/topo_dump # topology
 COMMON := $(O)/cs_common.o
 
 .PHONY: all deps kernel test test-host test-guest demo clean format
@@ -121,7 +122,7 @@ $(O)/test_ctl: tests/test_ctl.c tests/harness.h src/coreschedctl_args.c src/core
 $(O)/test_ctl_lib: tests/test_ctl_lib.c tests/harness.h include/libcoresched.h $(O)/libcoresched.so
 	$(CC) $(CFLAGS) -o $@ $< -L$(O) -lcoresched -Wl,-rpath,'$$ORIGIN'
 
-$(O)/coresched-observe: $(O)/coresched-observe.o $(COMMON)
+$(O)/coresched-observe: $(O)/coresched-observe.o $(O)/cs_topo.o $(COMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(O)/test_policy: tests/test_policy.c tests/harness.h include/*.h | $(O)
@@ -136,6 +137,9 @@ $(O)/test_policy_file: tests/test_policy_file.c tests/harness.h src/cs_policy_fi
 
 $(O)/test_topo: tests/test_topo.c tests/harness.h src/cs_topo.c src/cs_topo.h | $(O)
 	$(CC) $(CFLAGS) -Isrc -o $@ tests/test_topo.c src/cs_topo.c
+
+$(O)/topo_dump: tests/guest/topo_dump.c src/cs_topo.c src/cs_topo.h | $(O)
+	$(CC) $(CFLAGS) -Isrc -o $@ tests/guest/topo_dump.c src/cs_topo.c
 
 # Small programs the guest tests run.
 $(O)/%: tests/guest/%.c | $(O)
