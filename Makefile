@@ -30,6 +30,7 @@ PROGS := $(O)/scx_coresched $(O)/coreschedctl $(O)/coresched-observe
 CTL_BINS := $(O)/coresched $(O)/libcoresched.a $(O)/libcoresched.so
 HOST_TESTS := $(O)/test_policy $(O)/test_model $(O)/test_topo $(O)/test_ctl $(O)/test_ctl_lib
 HOST_TESTS += $(O)/test_policy_file # policy
+HOST_TESTS += $(O)/test_topo_scan # topology
 GUEST_BINS := $(O)/progress $(O)/prctl_check $(O)/prctl_parity
 GUEST_BINS += $(O)/cookie_churn $(O)/periodic # soak
 GUEST_BINS += $(O)/ctl_raw # control socket
@@ -135,8 +136,8 @@ $(O)/test_model: tests/test_model.c tests/harness.h include/*.h | $(O)
 $(O)/test_policy_file: tests/test_policy_file.c tests/harness.h src/cs_policy_file.c src/cs_policy_file.h include/cs_policy_rules.h | $(O)
 	$(CC) $(CFLAGS) -Isrc -o $@ tests/test_policy_file.c src/cs_policy_file.c
 
-$(O)/test_topo: tests/test_topo.c tests/harness.h src/cs_topo.c src/cs_topo.h | $(O)
-	$(CC) $(CFLAGS) -Isrc -o $@ tests/test_topo.c src/cs_topo.c
+$(O)/test_topo $(O)/test_topo_scan: $(O)/%: tests/%.c tests/harness.h tests/fake_sysfs.h src/cs_topo.c src/cs_topo.h | $(O)
+	$(CC) $(CFLAGS) -Isrc -o $@ $< src/cs_topo.c
 
 $(O)/topo_dump: tests/guest/topo_dump.c src/cs_topo.c src/cs_topo.h | $(O)
 	$(CC) $(CFLAGS) -Isrc -o $@ tests/guest/topo_dump.c src/cs_topo.c

@@ -171,7 +171,9 @@ static int llc_list(const struct cs_topo_map *m, const char *root, int cpu,
 	for (i = 0; i < CS_TOPO_MAX_CACHE_INDEX; i++) {
 		snprintf(path, plen, "%s/cpu%d/cache/index%d/level", root, cpu,
 			 i);
-		if (read_int(path, &lvl) || lvl <= *level)
+		if (read_int(path, &lvl))
+			break; /* the kernel numbers them from 0 without gaps */
+		if (lvl <= *level)
 			continue;
 		snprintf(path, plen, "%s/cpu%d/cache/index%d/type", root, cpu,
 			 i);

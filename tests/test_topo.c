@@ -7,15 +7,14 @@
  * test failed.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cs_topo.h"
+#include "fake_sysfs.h"
 #include "harness.h"
 
 /*
@@ -136,29 +135,6 @@ static bool test_topo_parse_max(void)
 
 /* cs_topo_read on fake sysfs trees */
 
-static char tmp_root[256];
-
-/* Write @text to @dir/@rel, creating the directories on the way. */
-static bool put(const char *dir, const char *rel, const char *text)
-{
-	char path[512];
-	char *p;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	for (p = path + strlen(tmp_root) + 1; (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		if (mkdir(path, 0755) && errno != EEXIST)
-			return false;
-		*p = '/';
-	}
-	f = fopen(path, "w");
-	if (!f)
-		return false;
-	fputs(text, f);
-	return !fclose(f);
-}
-
 /*
  * Build a fake /sys/devices/system/cpu named @name. @sibs[cpu] is the
  * content of cpu<cpu>/topology/thread_siblings_list, NULL for none.
@@ -171,14 +147,15 @@ static const char *tree(const char *name, const char *possible,
 	int cpu;
 
 	snprintf(dir, sizeof(dir), "%s/%s", tmp_root, name);
-	if (!put(dir, "possible", possible) || !put(dir, "online", online))
+	if (!fake_put(dir, "possible", possible) ||
+	    !fake_put(dir, "online", online))
 		return NULL;
 	for (cpu = 0; cpu < n; cpu++) {
 		if (!sibs[cpu])
 			continue;
 		snprintf(rel, sizeof(rel),
 			 "cpu%d/topology/thread_siblings_list", cpu);
-		if (!put(dir, rel, sibs[cpu]))
+		if (!fake_put(dir, rel, sibs[cpu]))
 			return NULL;
 	}
 	return dir;
@@ -431,22 +408,10 @@ static bool test_topo_read_too_many_cpus(void)
 	return true;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag,
-		  struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 int main(void)
 {
-	strcpy(tmp_root, "/tmp/test_topo.XXXXXX");
-	if (!mkdtemp(tmp_root)) {
-		perror("mkdtemp");
+	if (fake_init())
 		return 1;
-	}
 
 	RUN(topo_parse_single);
 	RUN(topo_parse_range);
@@ -466,9 +431,7 @@ int main(void)
 	RUN(topo_read_missing_siblings);
 	RUN(topo_read_too_many_cpus);
 
-	if (nftw(tmp_root, rm_one, 16, FTW_DEPTH | FTW_PHYS)) {
-		perror(tmp_root);
+	if (fake_cleanup())
 		return 1;
-	}
 	return nr_failed ? 1 : 0;
 }
