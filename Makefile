@@ -38,9 +38,11 @@ HOST_TESTS := $(O)/test_policy $(O)/test_model $(O)/test_topo $(O)/test_ctl $(O)
 HOST_TESTS += $(O)/test_policy_file # policy
 HOST_TESTS += $(O)/test_features
 HOST_TESTS += $(O)/test_report # statistics writers
+HOST_TESTS += $(O)/test_topo_scan # topology
 GUEST_BINS := $(O)/progress $(O)/prctl_check $(O)/prctl_parity
 GUEST_BINS += $(O)/cookie_churn $(O)/periodic # soak
 GUEST_BINS += $(O)/ctl_raw # control socket
+GUEST_BINS += $(O)/topo_dump # topology
 COMMON := $(O)/cs_common.o
 
 .PHONY: all deps kernel vmlinux-h test test-host test-guest demo clean format FORCE
@@ -135,7 +137,7 @@ $(O)/test_ctl: tests/test_ctl.c tests/harness.h src/coreschedctl_args.c src/core
 $(O)/test_ctl_lib: tests/test_ctl_lib.c tests/harness.h include/libcoresched.h $(O)/libcoresched.so
 	$(CC) $(CFLAGS) -o $@ $< -L$(O) -lcoresched -Wl,-rpath,'$$ORIGIN'
 
-$(O)/coresched-observe: $(O)/coresched-observe.o $(COMMON)
+$(O)/coresched-observe: $(O)/coresched-observe.o $(O)/cs_topo.o $(COMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(O)/test_policy: tests/test_policy.c tests/harness.h include/*.h | $(O)
@@ -150,11 +152,15 @@ $(O)/test_policy_file: tests/test_policy_file.c tests/harness.h src/cs_policy_fi
 
 $(O)/test_features: tests/test_features.c tests/harness.h src/cs_features.c src/cs_features.h $(COMMON) | $(O)
 	$(CC) $(CFLAGS) -Isrc -o $@ tests/test_features.c src/cs_features.c $(COMMON) $(LDLIBS)
+
 $(O)/test_report: tests/test_report.c tests/harness.h src/cs_report.c src/cs_common.c src/*.h include/*.h | $(O)
 	$(CC) $(CFLAGS) -Isrc -o $@ tests/test_report.c src/cs_report.c src/cs_common.c -lbpf
 
-$(O)/test_topo: tests/test_topo.c tests/harness.h src/cs_topo.c src/cs_topo.h | $(O)
-	$(CC) $(CFLAGS) -Isrc -o $@ tests/test_topo.c src/cs_topo.c
+$(O)/test_topo $(O)/test_topo_scan: $(O)/%: tests/%.c tests/harness.h tests/fake_sysfs.h src/cs_topo.c src/cs_topo.h | $(O)
+	$(CC) $(CFLAGS) -Isrc -o $@ $< src/cs_topo.c
+
+$(O)/topo_dump: tests/guest/topo_dump.c src/cs_topo.c src/cs_topo.h | $(O)
+	$(CC) $(CFLAGS) -Isrc -o $@ tests/guest/topo_dump.c src/cs_topo.c
 
 # Small programs the guest tests run.
 $(O)/%: tests/guest/%.c | $(O)

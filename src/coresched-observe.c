@@ -23,6 +23,7 @@
 
 #include "coresched.h"
 #include "cs_common.h"
+#include "cs_topo.h"
 
 #include "cs_observe.h"
 
@@ -247,35 +248,6 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, ap);
 }
 
-/* Parse a CPU list ("0-3,6") from @path into @set. */
-static int read_cpulist(const char *path, bool *set)
-{
-	char buf[1024], *p, *end;
-	FILE *f = fopen(path, "r");
-	bool ok;
-
-	memset(set, 0, CS_MAX_CPUS * sizeof(*set));
-	if (!f)
-		return -errno;
-	ok = fgets(buf, sizeof(buf), f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -EIO;
-	for (p = buf; *p && *p != '\n'; p = end + (*end == ',')) {
-		long lo = strtol(p, &end, 10), hi = lo;
-
-		if (end == p)
-			return -EINVAL;
-		if (*end == '-')
-			hi = strtol(end + 1, &end, 10);
-		if (lo < 0 || hi < lo || hi >= CS_MAX_CPUS)
-			return -ERANGE;
-		while (lo <= hi)
-			set[lo++] = true;
-	}
-	return 0;
-}
-
 static int add_pair(struct sweep *s, int a, int b)
 {
 	struct pair *p = &s->pairs[s->nr_pairs];
@@ -295,16 +267,18 @@ static int load_topology(struct sweep *s)
 {
 	bool sib[CS_MAX_CPUS];
 	char path[128];
-	int a, b, err;
+	int a, b, n, err;
 
-	err = read_cpulist(CPU_SYSFS "/online", s->online);
+	n = cs_read_cpulist(CPU_SYSFS "/online", s->online, CS_MAX_CPUS);
+	err = n < 0 ? n : 0;
 	for (a = 0; !err && a < CS_MAX_CPUS; a++) {
 		if (!s->online[a])
 			continue;
 		s->nr_cpus++;
 		snprintf(path, sizeof(path),
 			 CPU_SYSFS "/cpu%d/topology/thread_siblings_list", a);
-		err = read_cpulist(path, sib);
+		n = cs_read_cpulist(path, sib, CS_MAX_CPUS);
+		err = n < 0 ? n : 0;
 		for (b = a + 1; !err && b < CS_MAX_CPUS; b++)
 			if (sib[b] && s->online[b])
 				err = add_pair(s, a, b);

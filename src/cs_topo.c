@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* SMT topology from sysfs; see cs_topo.h. */
+/* CPU topology from sysfs; see cs_topo.h. */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cs_topo.h"
+
+/* Highest cpuN/cache/indexM we look at. */
+#define CS_TOPO_MAX_CACHE_INDEX 16
 
 int cs_parse_cpulist(const char *s, bool *mask, int max)
 {
@@ -14,126 +20,391 @@ int cs_parse_cpulist(const char *s, bool *mask, int max)
 	memset(mask, 0, sizeof(*mask) * max);
 	while (*s && *s != '\n') {
 		char *end;
-		long a = strtol(s, &end, 10), b;
+		long a, b;
 
-		if (end == s || a < 0)
-			return -1;
+		if (!isdigit((unsigned char)*s))
+			return -EINVAL;
+		a = strtol(s, &end, 10);
 		b = a;
 		if (*end == '-') {
 			s = end + 1;
+			if (!isdigit((unsigned char)*s))
+				return -EINVAL;
 			b = strtol(s, &end, 10);
-			if (end == s || b < a)
-				return -1;
+			if (b < a)
+				return -EINVAL;
 		}
+		s = end;
+		if (*s == ',' && isdigit((unsigned char)s[1]))
+			s++;
+		else if (*s && *s != '\n')
+			return -EINVAL;
 		if (b >= max)
-			return -1;
+			return -ERANGE;
 		for (; a <= b; a++) {
 			n += !mask[a];
 			mask[a] = true;
 		}
-		s = end;
-		if (*s == ',')
-			s++;
-		else if (*s && *s != '\n')
-			return -1;
 	}
 	return n;
 }
 
-static int read_list(const char *path, bool *mask, char *err, size_t len)
+int cs_read_cpulist(const char *path, bool *mask, int max)
 {
-	char buf[1024];
+	char buf[4096];
 	FILE *f = fopen(path, "r");
-	int n = -1;
+	int n;
 
-	if (f) {
-		if (fgets(buf, sizeof(buf), f))
-			n = cs_parse_cpulist(buf, mask, CS_MAX_CPUS);
-		fclose(f);
+	if (!f)
+		return -errno;
+	if (!fgets(buf, sizeof(buf), f)) {
+		n = ferror(f) ? -EIO : -EINVAL;
+	} else if (!strchr(buf, '\n') && !feof(f)) {
+		n = -E2BIG; /* longer than any list of CS_TOPO_MAX_CPUS */
+	} else {
+		n = cs_parse_cpulist(buf, mask, max);
 	}
-	if (n < 0)
-		snprintf(err, len, "cannot read cpu list %s (%s); more than %d CPUs are not supported",
-			 path, f ? "malformed" : strerror(errno), CS_MAX_CPUS);
+	fclose(f);
 	return n;
+}
+
+/* cs_read_cpulist, with a message naming @path in @err on failure. */
+static int read_list(const char *path, bool *mask, int max, char *err,
+		     size_t len)
+{
+	int n = cs_read_cpulist(path, mask, max);
+
+	if (n == -ERANGE)
+		snprintf(err, len,
+			 "cpu list %s names a CPU >= %d; more than %d CPUs are not supported",
+			 path, max, max);
+	else if (n == -EINVAL || n == -E2BIG)
+		snprintf(err, len, "cpu list %s is malformed", path);
+	else if (n < 0)
+		snprintf(err, len, "cannot read cpu list %s: %s", path,
+			 strerror(-n));
+	return n;
+}
+
+/* One decimal integer from @path: 0, or -1 if missing or malformed. */
+static int read_int(const char *path, int *val)
+{
+	FILE *f = fopen(path, "r");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fscanf(f, "%d", val) == 1;
+	fclose(f);
+	return ok ? 0 : -1;
+}
+
+/*
+ * Put online @cpu into a group of @what (cores, LLCs) with the online CPUs
+ * of @set, read from @path (offline ones are left out): a new group
+ * numbered *@nr, or the group that already holds @cpu, which must then have
+ * exactly the CPUs of @set. @of[] maps each CPU to its group, -1 for none.
+ * 0, or -1 with a message.
+ */
+static int join(const struct cs_topo_map *m, int *of, int *nr, int cpu,
+		bool *set, const char *what, const char *path, char *err,
+		size_t len)
+{
+	int i, first = -1, nr_cpus = m->nr_cpus;
+
+	for (i = 0; i < CS_TOPO_MAX_CPUS; i++) {
+		if (set[i] && !m->possible[i]) {
+			snprintf(err, len,
+				 "%s list %s names CPU %d, which is not possible; inconsistent topology",
+				 what, path, i);
+			return -1;
+		}
+		set[i] = set[i] && m->cpu[i].online;
+	}
+	if (!set[cpu]) {
+		snprintf(err, len, "CPU %d is not in its own %s list %s", cpu,
+			 what, path);
+		return -1;
+	}
+	if (of[cpu] < 0) {
+		for (i = 0; i < nr_cpus; i++) {
+			if (!set[i])
+				continue;
+			if (of[i] >= 0) {
+				snprintf(err, len,
+					 "CPU %d appears in two %s lists; inconsistent topology",
+					 i, what);
+				return -1;
+			}
+			of[i] = *nr;
+		}
+		(*nr)++;
+		return 0;
+	}
+	for (i = 0; i < nr_cpus; i++)
+		if (of[i] == of[cpu] && first < 0)
+			first = i;
+	for (i = 0; i < nr_cpus; i++)
+		if (set[i] != (of[i] == of[cpu])) {
+			snprintf(err, len,
+				 "CPU %d's %s list %s disagrees with CPU %d's; inconsistent topology",
+				 cpu, what, path, first);
+			return -1;
+		}
+	return 0;
+}
+
+/*
+ * The CPUs sharing @cpu's last-level cache, into @set: the highest data or
+ * unified level in cpuN/cache, whose level goes to *@level; without cache
+ * information (*@level 0), the online CPUs of its package.
+ */
+static int llc_list(const struct cs_topo_map *m, const char *root, int cpu,
+		    bool *set, int *level, char *path, size_t plen, char *err,
+		    size_t len)
+{
+	int i, lvl, best = -1;
+	char type[32];
+	FILE *f;
+
+	*level = 0;
+	for (i = 0; i < CS_TOPO_MAX_CACHE_INDEX; i++) {
+		snprintf(path, plen, "%s/cpu%d/cache/index%d/level", root, cpu,
+			 i);
+		if (read_int(path, &lvl))
+			break; /* the kernel numbers them from 0 without gaps */
+		if (lvl <= *level)
+			continue;
+		snprintf(path, plen, "%s/cpu%d/cache/index%d/type", root, cpu,
+			 i);
+		f = fopen(path, "r");
+		if (f) {
+			if (!fgets(type, sizeof(type), f))
+				type[0] = '\0';
+			fclose(f);
+			if (!strncmp(type, "Instruction", 11))
+				continue;
+		}
+		*level = lvl;
+		best = i;
+	}
+	if (best < 0) {
+		snprintf(path, plen, "%s/cpu%d/topology/physical_package_id",
+			 root, cpu);
+		for (i = 0; i < CS_TOPO_MAX_CPUS; i++)
+			set[i] = i < m->nr_cpus && m->cpu[i].online &&
+				 m->cpu[i].package == m->cpu[cpu].package;
+		return 0;
+	}
+	snprintf(path, plen, "%s/cpu%d/cache/index%d/shared_cpu_list", root,
+		 cpu, best);
+	return read_list(path, set, CS_TOPO_MAX_CPUS, err, len) < 0 ? -1 : 0;
+}
+
+/* @cpu's NUMA node from its cpuN/nodeM link: 0 if none, -1 if no cpuN. */
+static int cpu_node(const char *root, int cpu, char *path, size_t plen)
+{
+	struct dirent *d;
+	int node = 0;
+	DIR *dir;
+
+	snprintf(path, plen, "%s/cpu%d", root, cpu);
+	dir = opendir(path);
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir))) {
+		char *end;
+		long n;
+
+		if (strncmp(d->d_name, "node", 4) || !isdigit((unsigned char)d->d_name[4]))
+			continue;
+		n = strtol(d->d_name + 4, &end, 10);
+		if (!*end && n <= INT_MAX) {
+			node = n;
+			break;
+		}
+	}
+	closedir(dir);
+	return node;
+}
+
+/* How many different values @v[0..n) takes where @use[i]. */
+static int distinct(const int *v, const bool *use, int n)
+{
+	int i, j, nr = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!use[i])
+			continue;
+		for (j = 0; j < i; j++)
+			if (use[j] && v[j] == v[i])
+				break;
+		nr += j == i;
+	}
+	return nr;
+}
+
+int cs_topo_scan(struct cs_topo_map *m, const char *root, char *err,
+		 size_t len)
+{
+	int core_of[CS_TOPO_MAX_CPUS], llc_of[CS_TOPO_MAX_CPUS];
+	int package[CS_TOPO_MAX_CPUS], node[CS_TOPO_MAX_CPUS];
+	bool online[CS_TOPO_MAX_CPUS], set[CS_TOPO_MAX_CPUS];
+	char path[512];
+	int cpu, i, n;
+
+	memset(m, 0, sizeof(*m));
+	snprintf(path, sizeof(path), "%s/possible", root);
+	n = read_list(path, m->possible, CS_TOPO_MAX_CPUS, err, len);
+	if (n < 0)
+		return -1;
+	if (!n) {
+		snprintf(err, len, "cpu list %s is empty", path);
+		return -1;
+	}
+	m->nr_possible = n;
+	snprintf(path, sizeof(path), "%s/online", root);
+	if (read_list(path, online, CS_TOPO_MAX_CPUS, err, len) < 0)
+		return -1;
+
+	for (cpu = 0; cpu < CS_TOPO_MAX_CPUS; cpu++) {
+		if (m->possible[cpu])
+			m->nr_cpus = cpu + 1;
+		else if (online[cpu]) {
+			snprintf(err, len,
+				 "CPU %d is online but not in %s/possible; inconsistent topology",
+				 cpu, root);
+			return -1;
+		}
+	}
+	memset(core_of, -1, sizeof(core_of));
+	memset(llc_of, -1, sizeof(llc_of));
+	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
+		struct cs_topo_cpu *c = &m->cpu[cpu];
+
+		c->online = online[cpu];
+		c->package = c->core_id = c->core = c->sib = c->llc = -1;
+		c->node = m->possible[cpu] ? cpu_node(root, cpu, path, sizeof(path)) : -1;
+		if (!c->online)
+			continue;
+		m->nr_online++;
+		snprintf(path, sizeof(path),
+			 "%s/cpu%d/topology/physical_package_id", root, cpu);
+		if (read_int(path, &c->package))
+			c->package = 0;
+		snprintf(path, sizeof(path), "%s/cpu%d/topology/core_id", root,
+			 cpu);
+		if (read_int(path, &c->core_id))
+			c->core_id = -1;
+	}
+
+	/* Cores, from the sibling lists. */
+	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
+		if (!online[cpu])
+			continue;
+		snprintf(path, sizeof(path),
+			 "%s/cpu%d/topology/thread_siblings_list", root, cpu);
+		if (read_list(path, set, CS_TOPO_MAX_CPUS, err, len) < 0 ||
+		    join(m, core_of, &m->nr_cores, cpu, set, "sibling", path,
+			 err, len))
+			return -1;
+	}
+	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
+		struct cs_topo_core *core;
+
+		if (!online[cpu])
+			continue;
+		core = &m->core[core_of[cpu]];
+		if (core->nr == CS_TOPO_MAX_SMT) {
+			snprintf(err, len,
+				 "core of CPU %d has more than %d SMT threads; not supported",
+				 core->cpu[0], CS_TOPO_MAX_SMT);
+			return -1;
+		}
+		m->cpu[cpu].core = core_of[cpu];
+		m->cpu[cpu].sib = core->nr;
+		core->cpu[core->nr++] = cpu;
+	}
+	m->smt_min = m->nr_cores ? CS_TOPO_MAX_SMT : 0;
+	for (i = 0; i < m->nr_cores; i++) {
+		if (m->core[i].nr < m->smt_min)
+			m->smt_min = m->core[i].nr;
+		if (m->core[i].nr > m->smt_max)
+			m->smt_max = m->core[i].nr;
+	}
+
+	/* Last-level caches. */
+	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
+		int level;
+
+		if (!online[cpu])
+			continue;
+		if (llc_list(m, root, cpu, set, &level, path, sizeof(path),
+			     err, len) ||
+		    join(m, llc_of, &m->nr_llcs, cpu, set, "last-level cache",
+			 path, err, len))
+			return -1;
+		if (level > m->llc_level)
+			m->llc_level = level;
+		m->cpu[cpu].llc = llc_of[cpu];
+	}
+
+	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
+		package[cpu] = m->cpu[cpu].package;
+		node[cpu] = m->cpu[cpu].node;
+	}
+	m->nr_packages = distinct(package, online, m->nr_cpus);
+	m->nr_nodes = distinct(node, online, m->nr_cpus);
+	return 0;
 }
 
 int cs_topo_read(struct cs_topo *t, const char *root, char *err, size_t len)
 {
-	bool possible[CS_MAX_CPUS], online[CS_MAX_CPUS], sibs[CS_MAX_CPUS];
+	struct cs_topo_map *m = malloc(sizeof(*m));
+	int cpu, core, i, ret = -1;
 	char path[512];
-	int cpu, i;
 
+	if (!m) {
+		snprintf(err, len, "cannot read the topology: out of memory");
+		return -1;
+	}
 	memset(t, 0, sizeof(*t));
 	memset(t->cpu_core, -1, sizeof(t->cpu_core));
 	memset(t->core_cpu, -1, sizeof(t->core_cpu));
-
+	/* The scheduler's limit first: no use reading a topology it cannot take. */
 	snprintf(path, sizeof(path), "%s/possible", root);
-	if (read_list(path, possible, err, len) < 0)
-		return -1;
-	snprintf(path, sizeof(path), "%s/online", root);
-	if (read_list(path, online, err, len) < 0)
-		return -1;
-
-	for (cpu = 0; cpu < CS_MAX_CPUS; cpu++) {
-		if (!possible[cpu])
-			continue;
-		t->nr_cpus = cpu + 1;
-		if (!online[cpu]) {
+	if (read_list(path, m->possible, CS_MAX_CPUS, err, len) < 0 ||
+	    cs_topo_scan(m, root, err, len))
+		goto out;
+	for (cpu = 0; cpu < m->nr_cpus; cpu++)
+		if (m->possible[cpu] && !m->cpu[cpu].online) {
 			snprintf(err, len,
 				 "CPU %d is offline, so its SMT siblings are unknown; bring it online (echo 1 > %s/cpu%d/online) before starting",
 				 cpu, root, cpu);
-			return -1;
+			goto out;
 		}
-	}
+	for (core = 0; core < m->nr_cores; core++)
+		if (m->core[core].nr > CS_MAX_SMT) {
+			snprintf(err, len,
+				 "core of CPU %d has more than %d SMT threads; not supported",
+				 m->core[core].cpu[0], CS_MAX_SMT);
+			goto out;
+		}
 
-	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
-		int core;
-
-		if (!possible[cpu])
-			continue;
-		snprintf(path, sizeof(path),
-			 "%s/cpu%d/topology/thread_siblings_list", root, cpu);
-		if (read_list(path, sibs, err, len) < 0)
-			return -1;
-		if (t->cpu_core[cpu] >= 0) {
-			/* Every sibling must list exactly the same core. */
-			core = t->cpu_core[cpu];
-			for (i = 0; i < CS_MAX_CPUS; i++)
-				if (sibs[i] != (t->cpu_core[i] == core)) {
-					snprintf(err, len,
-						 "CPU %d's sibling list %s disagrees with CPU %d's; inconsistent topology",
-						 cpu, path, t->core_cpu[core][0]);
-					return -1;
-				}
-			continue;
-		}
-		core = t->nr_cores++;
-		for (i = 0; i < CS_MAX_CPUS; i++) {
-			if (!sibs[i])
-				continue;
-			if (t->core_nr[core] >= CS_MAX_SMT) {
-				snprintf(err, len,
-					 "core of CPU %d has more than %d SMT threads; not supported",
-					 cpu, CS_MAX_SMT);
-				return -1;
-			}
-			if (t->cpu_core[i] >= 0) {
-				snprintf(err, len,
-					 "CPU %d appears in two sibling lists; inconsistent topology",
-					 i);
-				return -1;
-			}
-			t->cpu_core[i] = core;
-			t->cpu_sib[i] = t->core_nr[core];
-			t->core_cpu[core][t->core_nr[core]++] = i;
-		}
-		if (t->cpu_core[cpu] != core) {
-			snprintf(err, len, "CPU %d is not in its own sibling list %s",
-				 cpu, path);
-			return -1;
-		}
-		if (t->core_nr[core] > t->smt)
-			t->smt = t->core_nr[core];
+	t->nr_cpus = m->nr_cpus;
+	t->nr_cores = m->nr_cores;
+	t->smt = m->smt_max;
+	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
+		t->cpu_core[cpu] = m->cpu[cpu].core;
+		t->cpu_sib[cpu] = m->possible[cpu] ? m->cpu[cpu].sib : 0;
 	}
-	return 0;
+	for (core = 0; core < m->nr_cores; core++) {
+		t->core_nr[core] = m->core[core].nr;
+		for (i = 0; i < m->core[core].nr; i++)
+			t->core_cpu[core][i] = m->core[core].cpu[i];
+	}
+	ret = 0;
+out:
+	free(m);
+	return ret;
 }

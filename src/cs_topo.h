@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* SMT topology from sysfs, as the scheduler's rodata wants it. */
+/*
+ * CPU topology from sysfs: the whole machine as sysfs shows it
+ * (cs_topo_scan: packages, last-level caches, NUMA nodes, cores and SMT
+ * siblings of up to CS_TOPO_MAX_CPUS possible CPUs, online or not), and the
+ * SMT topology as the scheduler's rodata wants it (cs_topo_read).
+ */
 #ifndef __CS_TOPO_H
 #define __CS_TOPO_H
 
@@ -8,6 +13,48 @@
 
 #include "coresched.h"
 
+/*
+ * Limits of cs_topo_scan. CS_TOPO_MAX_CPUS: the largest hosts we aim at
+ * (and the test kernel's NR_CPUS); a higher possible CPU is refused.
+ * CS_TOPO_MAX_SMT: SMT8, as on POWER.
+ */
+#define CS_TOPO_MAX_CPUS 512
+#define CS_TOPO_MAX_SMT 8
+
+/* One possible CPU. Offline: all but @online and @node are -1. */
+struct cs_topo_cpu {
+	bool online;
+	int package; /* topology/physical_package_id; 0 if sysfs has none */
+	int core_id; /* topology/core_id (unique within a package), or -1 */
+	int core; /* dense index of its SMT sibling set, in CPU order */
+	int sib; /* its place in that set, in CPU order */
+	int llc; /* dense index of its last-level cache, in CPU order */
+	int node; /* NUMA node (cpuN/nodeM); 0 if sysfs has none; -1 if cpuN is absent */
+};
+
+/* One core: its online SMT siblings in CPU order. */
+struct cs_topo_core {
+	int nr;
+	int cpu[CS_TOPO_MAX_SMT];
+};
+
+struct cs_topo_map {
+	int nr_cpus; /* highest possible CPU + 1 */
+	int nr_possible, nr_online;
+	int nr_cores, nr_llcs, nr_packages, nr_nodes; /* online CPUs' */
+	int smt_min, smt_max; /* narrowest and widest core */
+	/*
+	 * Cache level that defines the LLCs: the highest data or unified
+	 * level in cpuN/cache (3 when index3 is there). 0: sysfs has no
+	 * cache information, and each package counts as one LLC.
+	 */
+	int llc_level;
+	bool possible[CS_TOPO_MAX_CPUS];
+	struct cs_topo_cpu cpu[CS_TOPO_MAX_CPUS];
+	struct cs_topo_core core[CS_TOPO_MAX_CPUS];
+};
+
+/* The SMT topology the scheduler takes (at most CS_MAX_CPUS, all online). */
 struct cs_topo {
 	int nr_cpus; /* highest possible cpu + 1 */
 	int nr_cores;
@@ -19,15 +66,36 @@ struct cs_topo {
 };
 
 /*
- * Parse a kernel cpu list ("0-3,8,10-11") into @mask[0..max). Returns the
- * number of cpus set, or -1 on a malformed list or a cpu >= @max.
+ * Parse a kernel cpu list ("0-3,8,10-11", optionally ending in a newline)
+ * into @mask[0..max). Returns the number of cpus set, -EINVAL on a
+ * malformed list, or -ERANGE if it names a cpu >= @max; @mask[max..] is
+ * never written.
  */
 int cs_parse_cpulist(const char *s, bool *mask, int max);
 
 /*
- * Read the topology below @root (normally "/sys/devices/system/cpu").
- * Every possible CPU must be online, since an offline CPU's siblings are
- * unknown. Returns 0, or -1 with a message in @err.
+ * Read the cpu list in the file @path into @mask[0..max). Returns the
+ * number of cpus, -errno if the file cannot be read, or as
+ * cs_parse_cpulist.
+ */
+int cs_read_cpulist(const char *path, bool *mask, int max);
+
+/*
+ * Read the whole topology below @root (normally "/sys/devices/system/cpu";
+ * NUMA nodes come from the cpuN/nodeM links). Offline possible CPUs are
+ * reported offline, with their NUMA node if cpuN exists. Refused, with a
+ * message naming the file: a possible CPU >= CS_TOPO_MAX_CPUS, a core
+ * wider than CS_TOPO_MAX_SMT, malformed or inconsistent lists. Returns 0,
+ * or -1 with a message in @err.
+ */
+int cs_topo_scan(struct cs_topo_map *m, const char *root, char *err,
+		 size_t len);
+
+/*
+ * Read the SMT topology below @root, as cs_topo_scan does, for the
+ * scheduler: every possible CPU must be online, since an offline CPU's
+ * siblings are unknown, and at most CS_MAX_CPUS CPUs and CS_MAX_SMT
+ * threads per core are taken. Returns 0, or -1 with a message in @err.
  */
 int cs_topo_read(struct cs_topo *t, const char *root, char *err, size_t len);
 

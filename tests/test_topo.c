@@ -7,15 +7,14 @@
  * test failed.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cs_topo.h"
+#include "fake_sysfs.h"
 #include "harness.h"
 
 /*
@@ -108,7 +107,7 @@ static bool test_topo_parse_malformed(void)
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		int n = cs_parse_cpulist(bad[i], mask, CS_MAX_CPUS);
 
-		CHECK(n == -1, "\"%s\" gave %d, expected -1", bad[i], n);
+		CHECK(n == -EINVAL, "\"%s\" gave %d, expected -EINVAL", bad[i], n);
 	}
 	return true;
 }
@@ -119,45 +118,22 @@ static bool test_topo_parse_max(void)
 	bool small[8];
 	int i;
 
-	CHECK_INT(cs_parse_cpulist("64", mask, CS_MAX_CPUS), -1);
-	CHECK_INT(cs_parse_cpulist("0-64", mask, CS_MAX_CPUS), -1);
+	CHECK_INT(cs_parse_cpulist("64", mask, CS_MAX_CPUS), -ERANGE);
+	CHECK_INT(cs_parse_cpulist("0-64", mask, CS_MAX_CPUS), -ERANGE);
 	CHECK_INT(cs_parse_cpulist("0-63", mask, CS_MAX_CPUS), 64);
 	/* With max 4, nothing at or past index 4 is touched. */
 	memset(small, 1, sizeof(small));
 	CHECK_INT(cs_parse_cpulist("0-3", small, 4), 4);
 	CHECK_INT(cs_parse_cpulist("1", small, 4), 1);
 	CHECK_MASK(small, 4, 1);
-	CHECK_INT(cs_parse_cpulist("4", small, 4), -1);
-	CHECK_INT(cs_parse_cpulist("2-4", small, 4), -1);
+	CHECK_INT(cs_parse_cpulist("4", small, 4), -ERANGE);
+	CHECK_INT(cs_parse_cpulist("2-4", small, 4), -ERANGE);
 	for (i = 4; i < 8; i++)
 		CHECK(small[i], "small[%d] was written", i);
 	return true;
 }
 
 /* cs_topo_read on fake sysfs trees */
-
-static char tmp_root[256];
-
-/* Write @text to @dir/@rel, creating the directories on the way. */
-static bool put(const char *dir, const char *rel, const char *text)
-{
-	char path[512];
-	char *p;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	for (p = path + strlen(tmp_root) + 1; (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		if (mkdir(path, 0755) && errno != EEXIST)
-			return false;
-		*p = '/';
-	}
-	f = fopen(path, "w");
-	if (!f)
-		return false;
-	fputs(text, f);
-	return !fclose(f);
-}
 
 /*
  * Build a fake /sys/devices/system/cpu named @name. @sibs[cpu] is the
@@ -171,14 +147,15 @@ static const char *tree(const char *name, const char *possible,
 	int cpu;
 
 	snprintf(dir, sizeof(dir), "%s/%s", tmp_root, name);
-	if (!put(dir, "possible", possible) || !put(dir, "online", online))
+	if (!fake_put(dir, "possible", possible) ||
+	    !fake_put(dir, "online", online))
 		return NULL;
 	for (cpu = 0; cpu < n; cpu++) {
 		if (!sibs[cpu])
 			continue;
 		snprintf(rel, sizeof(rel),
 			 "cpu%d/topology/thread_siblings_list", cpu);
-		if (!put(dir, rel, sibs[cpu]))
+		if (!fake_put(dir, rel, sibs[cpu]))
 			return NULL;
 	}
 	return dir;
@@ -431,22 +408,10 @@ static bool test_topo_read_too_many_cpus(void)
 	return true;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag,
-		  struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 int main(void)
 {
-	strcpy(tmp_root, "/tmp/test_topo.XXXXXX");
-	if (!mkdtemp(tmp_root)) {
-		perror("mkdtemp");
+	if (fake_init())
 		return 1;
-	}
 
 	RUN(topo_parse_single);
 	RUN(topo_parse_range);
@@ -466,9 +431,7 @@ int main(void)
 	RUN(topo_read_missing_siblings);
 	RUN(topo_read_too_many_cpus);
 
-	if (nftw(tmp_root, rm_one, 16, FTW_DEPTH | FTW_PHYS)) {
-		perror(tmp_root);
+	if (fake_cleanup())
 		return 1;
-	}
 	return nr_failed ? 1 : 0;
 }
