@@ -57,7 +57,8 @@ static int read_list(const char *path, bool *mask, char *err, size_t len)
 	return n;
 }
 
-int cs_topo_read(struct cs_topo *t, const char *root, char *err, size_t len)
+static int topo_read(struct cs_topo *t, const char *root, bool online_only,
+		     char *err, size_t len)
 {
 	bool possible[CS_MAX_CPUS], online[CS_MAX_CPUS], sibs[CS_MAX_CPUS];
 	char path[512];
@@ -78,6 +79,10 @@ int cs_topo_read(struct cs_topo *t, const char *root, char *err, size_t len)
 		if (!possible[cpu])
 			continue;
 		t->nr_cpus = cpu + 1;
+		if (!online[cpu] && online_only) {
+			possible[cpu] = false;
+			continue;
+		}
 		if (!online[cpu]) {
 			snprintf(err, len,
 				 "CPU %d is offline, so its SMT siblings are unknown; bring it online (echo 1 > %s/cpu%d/online) before starting",
@@ -99,7 +104,7 @@ int cs_topo_read(struct cs_topo *t, const char *root, char *err, size_t len)
 			/* Every sibling must list exactly the same core. */
 			core = t->cpu_core[cpu];
 			for (i = 0; i < CS_MAX_CPUS; i++)
-				if (sibs[i] != (t->cpu_core[i] == core)) {
+				if ((sibs[i] && possible[i]) != (t->cpu_core[i] == core)) {
 					snprintf(err, len,
 						 "CPU %d's sibling list %s disagrees with CPU %d's; inconsistent topology",
 						 cpu, path, t->core_cpu[core][0]);
@@ -109,7 +114,7 @@ int cs_topo_read(struct cs_topo *t, const char *root, char *err, size_t len)
 		}
 		core = t->nr_cores++;
 		for (i = 0; i < CS_MAX_CPUS; i++) {
-			if (!sibs[i])
+			if (!sibs[i] || !possible[i])
 				continue;
 			if (t->core_nr[core] >= CS_MAX_SMT) {
 				snprintf(err, len,
@@ -136,4 +141,15 @@ int cs_topo_read(struct cs_topo *t, const char *root, char *err, size_t len)
 			t->smt = t->core_nr[core];
 	}
 	return 0;
+}
+
+int cs_topo_read(struct cs_topo *t, const char *root, char *err, size_t len)
+{
+	return topo_read(t, root, false, err, len);
+}
+
+int cs_topo_read_online(struct cs_topo *t, const char *root, char *err,
+			size_t len)
+{
+	return topo_read(t, root, true, err, len);
 }
