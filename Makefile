@@ -9,6 +9,8 @@
 #   make demo     two tenants plus background work under scx_coresched, in a guest
 #   make soak     long soak tests on 2x2, 4x2 and 2x4 guests (stress, churn,
 #                 hotplug, SIGKILL loop, RT/DL)
+#   make audit-compare  two tenants under scx_coresched and under the
+#                 kernel's core scheduling, audited alike (AUDIT_RESULTS)
 
 CLANG ?= clang-19
 BPFTOOL ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
@@ -190,6 +192,13 @@ soak: deps all
 		SCX_TOPO=$$t tools/vm --cores $${t%x*} --threads $${t#*x} \
 			--timeout 5400 -- tests/guest/soak.sh --long || rc=1; \
 	done; exit $$rc
+
+# audit: both audits printed, traces and SVGs in AUDIT_RESULTS.
+AUDIT_RESULTS ?= build/audit-compare
+.PHONY: audit-compare
+audit-compare: deps all
+	@tools/vm --cores 2 --threads 2 --timeout 600 -- \
+		tools/audit-compare.sh $(AUDIT_RESULTS)
 
 format:
 	clang-format -i bpf/*.c bpf/*.h src/*.c src/*.h include/*.h tests/*.c

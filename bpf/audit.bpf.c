@@ -80,7 +80,7 @@
 
 char _license[] SEC("license") = "GPL";
 
-/* Weak: a kernel that hides it loads the audit without forced idle. */
+/* Weak: a kernel without it loads obs_switch_no_forced instead. */
 extern struct rq runqueues __ksym __weak;
 
 #define PF_KTHREAD 0x00200000
@@ -220,8 +220,10 @@ static void switched_out(struct task_struct *prev, bool runnable, __u64 now)
 		bpf_map_delete_elem(&runnable_since, &tid);
 }
 
-static void switched_in(struct task_struct *next, __u64 now)
+static __always_inline void switched_in(struct task_struct *next, __u64 now,
+					bool with_forced)
 {
+	__u32 *lost;
 	struct obs_event ev = {
 		.ts = now,
 		.cpu = bpf_get_smp_processor_id(),
@@ -233,22 +235,28 @@ static void switched_in(struct task_struct *next, __u64 now)
 	bpf_probe_read_kernel_str(ev.comm, sizeof(ev.comm), next->comm);
 	if (ev.tid)
 		ev.wait_ns = take_wait(ev.tid, now);
-	else
+	else if (with_forced)
 		ev.forced = runqueue_busy(ev.cpu);
 	if (ev.cpu >= CS_MAX_CPUS)
 		return; /* cannot happen: CS_MAX_CPUS is checked at start */
+	lost = &lost_pending[ev.cpu];
 	if (ev.wait_ns > worst_wait[ev.cpu].wait_ns)
 		worst_wait[ev.cpu] = ev;
-	ev.lost_before = lost_pending[ev.cpu];
+	ev.lost_before = *lost;
 	/* User space reads on a timer; a wakeup would be a switch itself. */
 	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_NO_WAKEUP)) {
 		__sync_fetch_and_add(&lost_events, 1);
-		lost_pending[ev.cpu]++;
+		(*lost)++;
 	} else {
-		lost_pending[ev.cpu] = 0;
+		*lost = 0;
 	}
 }
 
+/*
+ * Two versions of the switch probe; user space loads one. The second does
+ * not touch runqueues, for kernels that do not give BPF its address
+ * (without CONFIG_KALLSYMS_ALL): forced idle is then not measured.
+ */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(obs_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
@@ -256,7 +264,18 @@ int BPF_PROG(obs_switch, bool preempt, struct task_struct *prev,
 	__u64 now = bpf_ktime_get_ns();
 
 	switched_out(prev, preempt || prev_state == TASK_RUNNING, now);
-	switched_in(next, now);
+	switched_in(next, now, true);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(obs_switch_no_forced, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	switched_out(prev, preempt || prev_state == TASK_RUNNING, now);
+	switched_in(next, now, false);
 	return 0;
 }
 

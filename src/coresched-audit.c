@@ -453,7 +453,7 @@ static int audit(const struct cs_audit_opts *o)
 		fprintf(stderr, PROG ": no SMT siblings online; there is no "
 				"overlap to measure\n");
 	s = calloc(1, sizeof(*s));
-	skel = s ? cs_audit_bpf_open(o) : NULL;
+	skel = s ? cs_audit_bpf_open(o, &r.forced_idle_measured) : NULL;
 	if (!skel) {
 		free(s);
 		return CS_AUDIT_EXIT_ERROR;

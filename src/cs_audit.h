@@ -54,6 +54,7 @@ struct cs_audit_result {
 	__u64 bpf_ns; /* its BPF programs' run time */
 	struct obs_event worst_wait;
 	__u64 trace_events, trace_dropped;
+	bool forced_idle_measured;
 };
 
 extern const char *const cs_audit_source_names[3];
@@ -80,7 +81,8 @@ void cs_audit_print_interval(FILE *f, const struct cs_sweep *s,
 
 /* The BPF side (cs_audit_bpf.c). */
 struct audit;
-struct audit *cs_audit_bpf_open(const struct cs_audit_opts *o);
+/* Load it; *forced is false if forced idle cannot be measured here. */
+struct audit *cs_audit_bpf_open(const struct cs_audit_opts *o, bool *forced);
 int cs_audit_bpf_attach(struct audit *skel);
 void cs_audit_bpf_detach(struct audit *skel);
 int cs_audit_bpf_events_fd(struct audit *skel);

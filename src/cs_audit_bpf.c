@@ -166,11 +166,13 @@ static void explain_load_error(int err)
 			strerror(-err));
 }
 
-struct audit *cs_audit_bpf_open(const struct cs_audit_opts *o)
+/* Open and load with the forced idle probe or without it. */
+static struct audit *try_open(const struct cs_audit_opts *o, bool forced,
+			      int *err)
 {
 	struct audit *skel = audit__open();
-	int err;
 
+	*err = 0;
 	if (!skel) {
 		fprintf(stderr, PROG ": cannot open the BPF object: %s\n",
 			strerror(errno));
@@ -183,19 +185,39 @@ struct audit *cs_audit_bpf_open(const struct cs_audit_opts *o)
 	}
 	skel->rodata->source = o->source;
 	skel->rodata->trust_kthreads = o->trust_kthreads;
+	bpf_program__set_autoload(skel->progs.obs_switch, forced);
+	bpf_program__set_autoload(skel->progs.obs_switch_no_forced, !forced);
 	if (set_source(skel, o))
 		goto fail;
-	err = audit__load(skel);
-	if (err) {
-		explain_load_error(err);
-		goto fail;
-	}
-	if (fill_tenants(skel, o))
+	*err = audit__load(skel);
+	if (*err || fill_tenants(skel, o))
 		goto fail;
 	return skel;
 fail:
 	audit__destroy(skel);
 	return NULL;
+}
+
+struct audit *cs_audit_bpf_open(const struct cs_audit_opts *o, bool *forced)
+{
+	struct audit *skel;
+	int err;
+
+	*forced = true;
+	skel = try_open(o, true, &err);
+	if (skel || !err)
+		return skel;
+	/* Perhaps only runqueues is out of reach: try without it. */
+	skel = try_open(o, false, &err);
+	if (skel) {
+		*forced = false;
+		fprintf(stderr, PROG ": forced idle is not measured: this "
+			"kernel does not give BPF the address of runqueues "
+			"(CONFIG_KALLSYMS_ALL)\n");
+	} else if (err) {
+		explain_load_error(err);
+	}
+	return skel;
 }
 
 int cs_audit_bpf_attach(struct audit *skel)

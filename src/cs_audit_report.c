@@ -132,8 +132,9 @@ static void print_text(FILE *f, const struct cs_sweep *s,
 		(unsigned long long)tot->worst.len);
 	if (tot->worst.len)
 		text_window(f, "worst_pair", &tot->worst, s->t0);
-	fprintf(f, "forced_idle_ns %llu\nforced_idle_pct %.3f\n",
-		(unsigned long long)tot->forced_idle_ns,
+	fprintf(f, "forced_idle_measured %d\nforced_idle_ns %llu\n"
+		   "forced_idle_pct %.3f\n",
+		r->forced_idle_measured, (unsigned long long)tot->forced_idle_ns,
 		pct(tot->forced_idle_ns, (double)r->duration_ns * t->nr_cpus));
 	fprintf(f, "max_wait_ns %llu\nmax_wait_tid %u\nmax_wait_comm %.16s\n",
 		(unsigned long long)r->worst_wait.wait_ns, r->worst_wait.tid,
@@ -239,6 +240,7 @@ static void print_json(FILE *f, const struct cs_sweep *s,
 	cs_json_u64(&j, "late_events", s->late);
 	cs_json_bool(&j, "verified", cs_sweep_verified(s));
 	json_figures(&j, tot, s->t0);
+	cs_json_bool(&j, "forced_idle_measured", r->forced_idle_measured);
 	cs_json_dbl(&j, "forced_idle_pct",
 		    pct(tot->forced_idle_ns, (double)r->duration_ns * t->nr_cpus),
 		    3);

@@ -15,7 +15,7 @@
 
 #define SVG_WIDTH 1200 /* px */
 #define SVG_LABEL 110 /* left column for row labels */
-#define SVG_RIGHT 20
+#define SVG_RIGHT 40
 #define SVG_ROW 18
 #define SVG_ROW_GAP 2
 #define SVG_CORE_GAP 12
@@ -33,12 +33,23 @@ struct svg {
 	double scale; /* px per us */
 };
 
-/* Cookie colours: hues spread by the golden angle, kept away from red. */
+/*
+ * Cookie colours: a categorical palette without red (red is overlap),
+ * repeated darker once it runs out.
+ */
+static const char *const palette[] = {
+	"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2",
+	"#edc948", "#9c755f", "#ff9da7", "#8cd17d", "#86bcb6",
+};
+
 static void colour(int name, char *buf, size_t len)
 {
-	double hue = fmod(40.0 + name * 137.508, 280.0) + 40.0;
+	int n = sizeof(palette) / sizeof(palette[0]);
+	unsigned int r, g, b, dim = 100 - 25 * ((name / n) % 3);
 
-	snprintf(buf, len, "hsl(%.0f,60%%,55%%)", hue);
+	sscanf(palette[name % n], "#%2x%2x%2x", &r, &g, &b);
+	snprintf(buf, len, "#%02x%02x%02x", r * dim / 100, g * dim / 100,
+		 b * dim / 100);
 }
 
 static void escape(FILE *f, const char *s)
