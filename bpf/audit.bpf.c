@@ -122,6 +122,11 @@ struct {
 	__uint(max_entries, OBS_MAX_RUNNABLE);
 } runnable_since SEC(".maps");
 
+/*
+ * The nearest tagged cgroup's cookie. This repeats the walk of
+ * bpf/cookie.bpf.h on purpose: the audit derives cookies on its own, so a
+ * bug in the scheduler's walk cannot hide itself.
+ */
 static __u64 cgrp_cookie(struct task_struct *p)
 {
 	struct cgroup *cgrp = BPF_CORE_READ(p, cgroups, dfl_cgrp);

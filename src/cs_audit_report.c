@@ -9,6 +9,7 @@
 
 #include "cs_audit.h"
 #include "cs_report.h"
+#include "cs_trace.h"
 
 const char *const cs_audit_source_names[3] = {
 	[OBS_SRC_OURS] = "ours",
@@ -178,17 +179,6 @@ static void print_text(FILE *f, const struct cs_sweep *s,
 		text_window(f, "overlap_example", &ex[i], s->t0);
 }
 
-static void json_task(struct cs_json *j, const char *key,
-		      const struct obs_event *ev)
-{
-	cs_json_obj(j, key);
-	cs_json_u64(j, "cpu", ev->cpu);
-	cs_json_u64(j, "tid", ev->tid);
-	cs_json_strn(j, "comm", ev->comm, sizeof(ev->comm));
-	cs_json_cookie(j, "cookie", ev->cookie);
-	cs_json_end(j);
-}
-
 static void json_window(struct cs_json *j, const char *key,
 			const struct cs_sweep_window *w, __u64 t0)
 {
@@ -196,8 +186,8 @@ static void json_window(struct cs_json *j, const char *key,
 	cs_json_int(j, "core", w->core);
 	cs_json_u64(j, "start_ns", w->start > t0 ? w->start - t0 : 0);
 	cs_json_u64(j, "len_ns", w->len);
-	json_task(j, "a", &w->a);
-	json_task(j, "b", &w->b);
+	cs_trace_json_task(j, "a", &w->a);
+	cs_trace_json_task(j, "b", &w->b);
 	cs_json_end(j);
 }
 

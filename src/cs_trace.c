@@ -146,7 +146,7 @@ void cs_trace_slice(void *ctx, int cpu, __u64 start, __u64 end,
 	fputc('\n', tr->f);
 }
 
-static void window_task(struct cs_json *j, const char *key,
+void cs_trace_json_task(struct cs_json *j, const char *key,
 			const struct obs_event *ev)
 {
 	cs_json_obj(j, key);
@@ -169,8 +169,8 @@ void cs_trace_window(void *ctx, const struct cs_sweep_window *w)
 		cs_json_str(j, "cname", "terrible");
 		cs_json_obj(j, "args");
 		cs_json_u64(j, "len_ns", w->len);
-		window_task(j, "a", &w->a);
-		window_task(j, "b", &w->b);
+		cs_trace_json_task(j, "a", &w->a);
+		cs_trace_json_task(j, "b", &w->b);
 		cs_json_end(j);
 		cs_json_end(j);
 		fputc('\n', tr->f);

@@ -49,6 +49,9 @@ int cs_trace_open(struct cs_trace *tr, const char *path,
 void cs_trace_slice(void *ctx, int cpu, __u64 start, __u64 end,
 		    const struct obs_event *ev);
 void cs_trace_window(void *ctx, const struct cs_sweep_window *w);
+/* A task of a record as a JSON object {cpu, tid, comm, cookie}. */
+void cs_trace_json_task(struct cs_json *j, const char *key,
+			const struct obs_event *ev);
 /* End the file, with @source and @mode noted; 0 or -errno (write error). */
 int cs_trace_close(struct cs_trace *tr, const char *source, const char *mode);
 

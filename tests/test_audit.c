@@ -63,6 +63,17 @@ static void feed(struct cs_sweep *s, const struct obs_event *ev, int n)
 		cs_sweep_event(s, &ev[i]);
 }
 
+/* Sweep @ev[0..n) on @t, end at @end; totals in @tot. */
+static void sweep(struct cs_sweep *s, const struct cs_topo *t,
+		  enum cs_mode mode, bool exempt, const struct obs_event *ev,
+		  int n, __u64 end, struct cs_sweep_core *tot)
+{
+	cs_sweep_init(s, t, mode, exempt, 0, NULL);
+	feed(s, ev, n);
+	cs_sweep_finish(s, end);
+	cs_sweep_total(s, tot);
+}
+
 static __u64 run_of(const struct cs_sweep *s, __u64 cookie)
 {
 	int i;
@@ -87,10 +98,7 @@ static bool test_two_siblings_example(void)
 	struct cs_sweep s;
 
 	make_topo(&t, 1, 2);
-	cs_sweep_init(&s, &t, CS_MODE_STRICT, false, 0, NULL);
-	feed(&s, ev, ARRAY_SIZE(ev));
-	cs_sweep_finish(&s, 200);
-	cs_sweep_total(&s, &tot);
+	sweep(&s, &t, CS_MODE_STRICT, false, ev, ARRAY_SIZE(ev), 200, &tot);
 	CHECK_EQ(tot.overlap_ns, 30);
 	CHECK_EQ(tot.windows, 1);
 	CHECK_EQ(tot.worst.len, 30);
@@ -122,20 +130,11 @@ static bool test_modes(void)
 	struct cs_sweep s;
 
 	make_topo(&t, 1, 2);
-	cs_sweep_init(&s, &t, CS_MODE_FILL, false, 0, NULL);
-	feed(&s, ev, ARRAY_SIZE(ev));
-	cs_sweep_finish(&s, 200);
-	cs_sweep_total(&s, &tot);
+	sweep(&s, &t, CS_MODE_FILL, false, ev, ARRAY_SIZE(ev), 200, &tot);
 	CHECK_EQ(tot.overlap_ns, 40); /* only A beside B, 160..200 */
-	cs_sweep_init(&s, &t, CS_MODE_NONE, false, 0, NULL);
-	feed(&s, ev, ARRAY_SIZE(ev));
-	cs_sweep_finish(&s, 200);
-	cs_sweep_total(&s, &tot);
+	sweep(&s, &t, CS_MODE_NONE, false, ev, ARRAY_SIZE(ev), 200, &tot);
 	CHECK_EQ(tot.overlap_ns, 0);
-	cs_sweep_init(&s, &t, CS_MODE_STRICT, false, 0, NULL);
-	feed(&s, ev, ARRAY_SIZE(ev));
-	cs_sweep_finish(&s, 200);
-	cs_sweep_total(&s, &tot);
+	sweep(&s, &t, CS_MODE_STRICT, false, ev, ARRAY_SIZE(ev), 200, &tot);
 	CHECK_EQ(tot.overlap_ns, 70); /* 0 beside A counts in strict */
 	CHECK_EQ(tot.windows, 1); /* 130..200 is one window */
 	return true;
@@ -164,10 +163,7 @@ static bool test_four_siblings(void)
 	struct cs_sweep s;
 
 	make_topo(&t, 2, 4);
-	cs_sweep_init(&s, &t, CS_MODE_STRICT, false, 0, NULL);
-	feed(&s, ev, ARRAY_SIZE(ev));
-	cs_sweep_finish(&s, 400);
-	cs_sweep_total(&s, &tot);
+	sweep(&s, &t, CS_MODE_STRICT, false, ev, ARRAY_SIZE(ev), 400, &tot);
 	CHECK_EQ(s.core[0].overlap_ns, 200);
 	CHECK_EQ(s.core[0].windows, 1);
 	CHECK_EQ(s.core[1].overlap_ns, 50);
@@ -201,18 +197,12 @@ static bool test_idle_and_exempt(void)
 	ev[3].class = OBS_TRUSTED;
 	ev[4].class = OBS_FOREIGN;
 	make_topo(&t, 1, 2);
-	cs_sweep_init(&s, &t, CS_MODE_STRICT, true, 0, NULL);
-	feed(&s, ev, ARRAY_SIZE(ev));
-	cs_sweep_finish(&s, 400);
-	cs_sweep_total(&s, &tot);
+	sweep(&s, &t, CS_MODE_STRICT, true, ev, ARRAY_SIZE(ev), 400, &tot);
 	CHECK_EQ(tot.overlap_ns, 0);
 	CHECK_EQ(tot.forced_idle_ns, 100);
 	CHECK_EQ(tot.observed_ns, 400);
 	/* Not exempted, the RT kthread of cookie B overlaps 300..400. */
-	cs_sweep_init(&s, &t, CS_MODE_STRICT, false, 0, NULL);
-	feed(&s, ev, ARRAY_SIZE(ev));
-	cs_sweep_finish(&s, 400);
-	cs_sweep_total(&s, &tot);
+	sweep(&s, &t, CS_MODE_STRICT, false, ev, ARRAY_SIZE(ev), 400, &tot);
 	CHECK_EQ(tot.overlap_ns, 100);
 	return true;
 }
@@ -301,18 +291,12 @@ static bool test_boundaries(void)
 	struct cs_sweep s;
 
 	make_topo(&t, 1, 2);
-	cs_sweep_init(&s, &t, CS_MODE_STRICT, false, 0, NULL);
-	feed(&s, ev, ARRAY_SIZE(ev));
-	cs_sweep_finish(&s, 500);
-	cs_sweep_total(&s, &tot);
+	sweep(&s, &t, CS_MODE_STRICT, false, ev, ARRAY_SIZE(ev), 500, &tot);
 	CHECK_EQ(tot.overlap_ns, 1);
 	CHECK_EQ(tot.windows, 1);
 	CHECK_EQ(tot.worst.start, 300);
 	/* An overlap still open at the end is closed there. */
-	cs_sweep_init(&s, &t, CS_MODE_STRICT, false, 0, NULL);
-	feed(&s, ev, 5);
-	cs_sweep_finish(&s, 300);
-	cs_sweep_total(&s, &tot);
+	sweep(&s, &t, CS_MODE_STRICT, false, ev, 5, 300, &tot);
 	CHECK_EQ(tot.overlap_ns, 0); /* opened at 300, ended at 300 */
 	return true;
 }
@@ -326,16 +310,10 @@ static bool test_detects_a_broken_check(void)
 	struct cs_sweep s;
 
 	make_topo(&t, 1, 2);
-	cs_sweep_init(&s, &t, CS_MODE_NONE, false, 0, NULL);
-	feed(&s, ev, 2);
-	cs_sweep_finish(&s, 20);
-	cs_sweep_total(&s, &tot);
+	sweep(&s, &t, CS_MODE_NONE, false, ev, 2, 20, &tot);
 	/* mode none stands in for a sweep that compares nothing */
 	CHECK(tot.overlap_ns != 10, "a sweep blind to cookies saw overlap");
-	cs_sweep_init(&s, &t, CS_MODE_STRICT, false, 0, NULL);
-	feed(&s, ev, 2);
-	cs_sweep_finish(&s, 20);
-	cs_sweep_total(&s, &tot);
+	sweep(&s, &t, CS_MODE_STRICT, false, ev, 2, 20, &tot);
 	CHECK_EQ(tot.overlap_ns, 10);
 	return true;
 }
