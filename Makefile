@@ -128,7 +128,8 @@ $(O)/test_ctl_lib: tests/test_ctl_lib.c tests/harness.h include/libcoresched.h $
 
 # audit: the outside isolation auditor, and its old name.
 AUDIT_OBJS := $(O)/coresched-audit.o $(O)/cs_audit_bpf.o \
-	$(O)/cs_audit_report.o $(O)/cs_sweep.o $(O)/cs_trace.o $(O)/cs_svg.o \
+	$(O)/cs_audit_report.o $(O)/cs_sweep.o $(O)/cs_trace.o \
+	$(O)/cs_trace_read.o $(O)/cs_svg.o \
 	$(O)/cs_topo.o $(O)/cs_report.o $(O)/coreschedctl_args.o $(COMMON)
 
 $(O)/coresched-audit: $(AUDIT_OBJS)
@@ -138,10 +139,10 @@ $(O)/coresched-observe: $(O)/coresched-audit
 	ln -sf coresched-audit $@
 
 $(O)/test_audit: tests/test_audit.c tests/harness.h src/cs_sweep.c \
-		src/cs_sweep.h src/cs_trace.c src/cs_svg.c src/cs_trace.h \
+		src/cs_sweep.h src/cs_trace.c src/cs_trace_read.c src/cs_svg.c src/cs_trace.h \
 		src/cs_report.c src/cs_report.h include/cs_observe.h $(COMMON) | $(O)
 	$(CC) $(CFLAGS) -Isrc -o $@ tests/test_audit.c src/cs_sweep.c \
-		src/cs_trace.c src/cs_svg.c src/cs_report.c $(COMMON) \
+		src/cs_trace.c src/cs_trace_read.c src/cs_svg.c src/cs_report.c $(COMMON) \
 		$(LDFLAGS) $(LDLIBS) -lm
 
 # A sched_ext scheduler that ignores cookies (global FIFO), for the audit's
