@@ -88,14 +88,14 @@ end_audit() {
 }
 
 test_broken() {
-	local name=audit_broken_overlap bpid i ov
+	local name=audit_broken_overlap bpid ov
 	if ! audit_bg broken --interval 2; then
 		fail $name "audit did not start: $(tail -n 1 "$TMP/broken.err")"
 		return
 	fi
 	"$BROKEN" 2>"$TMP/bs.err" &
 	bpid=$!
-	for i in $(seq 1 120); do
+	for _ in $(seq 1 120); do
 		grep -q attached "$TMP/bs.err" && break
 		kill -0 $bpid 2>/dev/null || break
 		sleep 0.25
@@ -127,11 +127,16 @@ test_broken() {
 }
 
 test_coresched() {
-	local name=audit_coresched_clean ov sw
+	local name=audit_coresched_clean ov sw i
 	if ! ensure_pins; then
 		fail $name "scx_coresched did not start once: $(tail -n 2 "$TMP/sched.err")"
 		return
 	fi
+	# The broken case's spinners are gone from the tenants' cgroups.
+	for i in $(seq 1 40); do
+		[ -z "$(cat "$CG/t_a/cgroup.procs" "$CG/t_b/cgroup.procs")" ] && break
+		sleep 0.25
+	done
 	# The audit first: probes of one tracepoint run in attach order.
 	if ! audit_bg ours; then
 		fail $name "audit did not start: $(tail -n 1 "$TMP/ours.err")"
@@ -201,7 +206,7 @@ PY
 }
 
 test_trace() {
-	local why= f w
+	local why='' f w
 	for f in broken ours; do
 		[ "$f" = broken ] && w=1 || w=0
 		if [ ! -s "$OUT/$f.json" ]; then
@@ -215,7 +220,7 @@ test_trace() {
 }
 
 test_svg() {
-	local why= f
+	local why='' f
 	for f in broken ours; do
 		[ -s "$OUT/$f.json" ] || { why+="$f: no trace; "; continue; }
 		run "$AUDIT" render "$OUT/$f.json" -o "$OUT/$f.svg" --title "coresched-audit: $f"
