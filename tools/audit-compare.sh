@@ -26,13 +26,22 @@ b=$(tenant t_cmp_b)
 
 # measure NAME: the audit first, then the tenants; $R/NAME.{txt,json,svg}.
 measure() {
-	local name=$1
+	local name=$1 pa pb
 	observe_bg "$R/$name.txt" --tenant "a=$a" --tenant "b=$b" \
 		--duration 600 --interval 2 --trace "$R/$name.json" ||
 		{ cat "$R/$name.txt.err"; return 1; }
 	[ "$name" = upstream ] || start_sched || return 1
-	run_in "$a" "$TMP/cookie_spin" "$NCPU" $((secs + 30))
-	run_in "$b" "$TMP/cookie_spin" "$NCPU" $((secs + 30))
+	# Each tenant takes its cookie first and joins its cgroup after:
+	# joined first, it would run as tenant X for the audit while its
+	# cookie is still 0 for the scheduler, an overlap of the workload's
+	# making.
+	spawn "$TMP/cookie_spin" "$NCPU" $((secs + 30))
+	pa=$!
+	spawn "$TMP/cookie_spin" "$NCPU" $((secs + 30))
+	pb=$!
+	sleep 1
+	echo "$pa" >"$a/cgroup.procs" && echo "$pb" >"$b/cgroup.procs" ||
+		return 1
 	sleep "$secs"
 	kill -INT "$OBS_PID"
 	wait "$OBS_PID"
