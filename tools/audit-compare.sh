@@ -20,28 +20,25 @@
 R=${1:-build/audit-compare}
 secs=${SCX_SECS:-10}
 mkdir -p "$R"
-gcc -O2 -pthread -o "$TMP/cookie_spin" tests/guest/cookie_spin.c || exit 1
 a=$(tenant t_cmp_a)
 b=$(tenant t_cmp_b)
 
 # measure NAME: the audit first, then the tenants; $R/NAME.{txt,json,svg}.
 measure() {
-	local name=$1 pa pb
+	local name=$1
 	observe_bg "$R/$name.txt" --tenant "a=$a" --tenant "b=$b" \
 		--duration 600 --interval 2 --trace "$R/$name.json" ||
 		{ cat "$R/$name.txt.err"; return 1; }
 	[ "$name" = upstream ] || start_sched || return 1
-	# Each tenant takes its cookie first and joins its cgroup after:
-	# joined first, it would run as tenant X for the audit while its
-	# cookie is still 0 for the scheduler, an overlap of the workload's
-	# making.
-	spawn "$TMP/cookie_spin" "$NCPU" $((secs + 30))
-	pa=$!
-	spawn "$TMP/cookie_spin" "$NCPU" $((secs + 30))
-	pb=$!
-	sleep 1
-	echo "$pa" >"$a/cgroup.procs" && echo "$pb" >"$b/cgroup.procs" ||
-		return 1
+	# Each tenant takes its cookie (coreschedctl new: prctl
+	# PR_SCHED_CORE_CREATE, then exec) before it joins its cgroup, and
+	# joins it before it spins: the audit's tenant map never runs ahead of
+	# the cookie, and no running task changes tenant (the audit reads a
+	# task's cookie when it is switched in).
+	spawn "$CTL" new -- sh -c 'echo $$ >"$0/cgroup.procs" && exec stress-ng --quiet --cpu "$1" --timeout "$2"' \
+		"$a" "$NCPU" $((secs + 30))
+	spawn "$CTL" new -- sh -c 'echo $$ >"$0/cgroup.procs" && exec stress-ng --quiet --cpu "$1" --timeout "$2"' \
+		"$b" "$NCPU" $((secs + 30))
 	sleep "$secs"
 	kill -INT "$OBS_PID"
 	wait "$OBS_PID"
