@@ -244,16 +244,19 @@ void cs_trace_svg(FILE *f, const struct cs_trace_data *d, const char *title)
 				const struct cs_trace_slice *s = &t->s[j];
 				char what[64];
 
+				double x0 = x_of(&g, s->ts), x1 = x_of(&g, s->ts + s->dur);
+
+				/* At least a pixel, however short. */
+				if (x1 < x0 + 1)
+					x1 = x0 + 1;
 				snprintf(what, sizeof(what), "overlap %.3f us",
 					 s->dur);
 				fprintf(f, "<g opacity=\"0.35\">");
-				rect(&g, x_of(&g, s->ts),
-				     x_of(&g, s->ts + s->dur), core_y,
-				     y - core_y, SVG_OVERLAP_COLOUR, NULL);
+				rect(&g, x0, x1, core_y, y - core_y,
+				     SVG_OVERLAP_COLOUR, NULL);
 				fputs("</g>\n", f);
-				rect(&g, x_of(&g, s->ts),
-				     x_of(&g, s->ts + s->dur), y, SVG_ROW,
-				     SVG_OVERLAP_COLOUR, what);
+				rect(&g, x0, x1, y, SVG_ROW, SVG_OVERLAP_COLOUR,
+				     what);
 			}
 		}
 		y += SVG_ROW + SVG_ROW_GAP;
