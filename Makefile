@@ -4,7 +4,7 @@
 #   make deps     install Debian packages (root)
 #   make kernel   build (or reuse the cached) test kernel
 #   make          build the BPF objects, scx_coresched, coreschedctl,
-#                 coresched-observe and the host unit tests; no kernel
+#                 coresched-audit and the host unit tests; no kernel
 #                 build (see VMLINUX_SOURCE)
 #   make vmlinux-h  regenerate include/vmlinux/x86_64/vmlinux.h.xz from
 #                 the test kernel (commit the result)
@@ -12,6 +12,8 @@
 #   make demo     two tenants plus background work under scx_coresched, in a guest
 #   make soak     long soak tests on 2x2, 4x2 and 2x4 guests (stress, churn,
 #                 hotplug, SIGKILL loop, RT/DL)
+#   make audit-compare  two tenants under scx_coresched and under the
+#                 kernel's core scheduling, audited alike (AUDIT_RESULTS)
 
 CLANG ?= $(shell command -v clang-19 || echo clang)
 BPFTOOL ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
@@ -32,17 +34,20 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 $(WARN) \
 # CO-RE and load on 6.12 and later whichever header built them.
 VMLINUX_SOURCE ?= auto
 
-PROGS := $(O)/scx_coresched $(O)/coreschedctl $(O)/coresched-observe
+PROGS := $(O)/scx_coresched $(O)/coreschedctl $(O)/coresched-audit
+PROGS += $(O)/coresched-observe # audit: its old name
 CTL_BINS := $(O)/coresched $(O)/libcoresched.a $(O)/libcoresched.so
 HOST_TESTS := $(O)/test_policy $(O)/test_model $(O)/test_topo $(O)/test_ctl $(O)/test_ctl_lib
 HOST_TESTS += $(O)/test_policy_file # policy
 HOST_TESTS += $(O)/test_features
 HOST_TESTS += $(O)/test_report # statistics writers
 HOST_TESTS += $(O)/test_topo_scan # topology
+HOST_TESTS += $(O)/test_audit # audit
 GUEST_BINS := $(O)/progress $(O)/prctl_check $(O)/prctl_parity
 GUEST_BINS += $(O)/cookie_churn $(O)/periodic # soak
 GUEST_BINS += $(O)/ctl_raw # control socket
 GUEST_BINS += $(O)/topo_dump # topology
+GUEST_BINS += $(O)/broken_sched # audit: a scheduler that ignores cookies
 COMMON := $(O)/cs_common.o
 
 .PHONY: all deps kernel vmlinux-h test test-host test-guest demo clean format FORCE
@@ -88,7 +93,7 @@ $(O)/%.o: src/%.c include/*.h src/*.h | $(O)
 $(O)/scx_coresched.o: $(O)/coresched.skel.h
 $(O)/cs_tagging.o: $(O)/tagging.skel.h
 $(O)/cs_policy_apply.o: $(O)/policy.skel.h # policy
-$(O)/coresched-observe.o: $(O)/observe.skel.h
+$(O)/cs_audit_bpf.o: $(O)/audit.skel.h
 
 $(O)/scx_coresched: $(O)/scx_coresched.o $(O)/cs_topo.o $(O)/cs_report.o \
 		$(O)/cs_tagging.o $(O)/cs_features.o $(O)/cs_guard.o $(COMMON) \
@@ -137,7 +142,34 @@ $(O)/test_ctl: tests/test_ctl.c tests/harness.h src/coreschedctl_args.c src/core
 $(O)/test_ctl_lib: tests/test_ctl_lib.c tests/harness.h include/libcoresched.h $(O)/libcoresched.so
 	$(CC) $(CFLAGS) -o $@ $< -L$(O) -lcoresched -Wl,-rpath,'$$ORIGIN'
 
-$(O)/coresched-observe: $(O)/coresched-observe.o $(O)/cs_topo.o $(COMMON)
+# audit: the outside isolation auditor, and its old name.
+AUDIT_OBJS := $(O)/coresched-audit.o $(O)/cs_audit_bpf.o \
+	$(O)/cs_audit_report.o $(O)/cs_sweep.o $(O)/cs_trace.o \
+	$(O)/cs_trace_read.o $(O)/cs_svg.o \
+	$(O)/cs_topo.o $(O)/cs_report.o $(O)/coreschedctl_args.o $(COMMON)
+
+$(O)/coresched-audit: $(AUDIT_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lm
+
+$(O)/coresched-observe: $(O)/coresched-audit
+	ln -sf coresched-audit $@
+
+$(O)/test_audit: tests/test_audit.c tests/harness.h src/cs_sweep.c \
+		src/cs_sweep.h src/cs_trace.c src/cs_trace_read.c src/cs_svg.c src/cs_trace.h \
+		src/cs_report.c src/cs_report.h include/cs_observe.h $(COMMON) | $(O)
+	$(CC) $(CFLAGS) -Isrc -o $@ tests/test_audit.c src/cs_sweep.c \
+		src/cs_trace.c src/cs_trace_read.c src/cs_svg.c src/cs_report.c $(COMMON) \
+		$(LDFLAGS) $(LDLIBS) -lm
+
+# A sched_ext scheduler that ignores cookies (global FIFO), for the audit's
+# tests only.
+$(O)/broken.bpf.o: tests/guest/broken.bpf.c bpf/*.h include/*.h $(O)/vmlinux.h
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(O)/broken_sched.o: tests/guest/broken_sched.c $(O)/broken.skel.h | $(O)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(O)/broken_sched: $(O)/broken_sched.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(O)/test_policy: tests/test_policy.c tests/harness.h include/*.h | $(O)
@@ -186,6 +218,13 @@ soak: deps kernel all
 		SCX_TOPO=$$t tools/vm --cores $${t%x*} --threads $${t#*x} \
 			--timeout 5400 -- tests/guest/soak.sh --long || rc=1; \
 	done; exit $$rc
+
+# audit: both audits printed, traces and SVGs in AUDIT_RESULTS.
+AUDIT_RESULTS ?= build/audit-compare
+.PHONY: audit-compare
+audit-compare: deps all
+	@tools/vm --cores 2 --threads 2 --timeout 600 -- \
+		tools/audit-compare.sh $(AUDIT_RESULTS)
 
 format:
 	clang-format -i bpf/*.c bpf/*.h src/*.c src/*.h include/*.h tests/*.c

@@ -25,7 +25,7 @@ CORESCHED_ALIAS ?= yes
 VERSION := $(shell sed -n 's/^\#define CS_VERSION "\(.*\)"/\1/p' src/coreschedctl.c)
 # libcoresched.so.1 (its soname) -> libcoresched.so.$(LIB_VERSION)
 LIB_VERSION := 1.0.0
-MAN8 := scx_coresched coreschedctl coresched-observe
+MAN8 := scx_coresched coreschedctl coresched-audit
 
 INSTALL ?= install
 SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' \
@@ -47,7 +47,10 @@ install: $(PROGS) $(O)/libcoresched.a $(O)/libcoresched.so.1 \
 		$(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(MANDIR)/man8 \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(UNITDIR) \
 		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSCONFDIR)/default
-	$(INSTALL) -m 755 $(O)/scx_coresched $(O)/coresched-observe $(DESTDIR)$(SBINDIR)
+	$(INSTALL) -m 755 $(O)/scx_coresched $(O)/coresched-audit $(DESTDIR)$(SBINDIR)
+	# The audit's old name.
+	ln -sf coresched-audit $(DESTDIR)$(SBINDIR)/coresched-observe
+	ln -sf coresched-audit.8.gz $(DESTDIR)$(MANDIR)/man8/coresched-observe.8.gz
 	$(INSTALL) -m 755 $(O)/coreschedctl $(DESTDIR)$(BINDIR)
 	if [ "$(CORESCHED_ALIAS)" = yes ]; then \
 		ln -sf coreschedctl $(DESTDIR)$(BINDIR)/coresched && \
@@ -78,6 +81,8 @@ install: $(PROGS) $(O)/libcoresched.a $(O)/libcoresched.so.1 \
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/scx_coresched \
 		$(DESTDIR)$(SBINDIR)/coresched-observe \
+		$(DESTDIR)$(SBINDIR)/coresched-audit \
+		$(DESTDIR)$(MANDIR)/man8/coresched-observe.8.gz \
 		$(DESTDIR)$(BINDIR)/coreschedctl $(DESTDIR)$(BINDIR)/coresched \
 		$(DESTDIR)$(LIBDIR)/libcoresched.a \
 		$(DESTDIR)$(LIBDIR)/libcoresched.so \

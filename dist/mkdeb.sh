@@ -44,7 +44,7 @@ mkdir -p "$root"
 "$make" -s install DESTDIR="$PWD/$root" $DEB_INSTALL_VARS >/dev/null
 # Debian ships stripped objects (the BPF programs are data, not symbols).
 strip --strip-unneeded --remove-section=.comment --remove-section=.note \
-	"$root/usr/sbin/scx_coresched" "$root/usr/sbin/coresched-observe" \
+	"$root/usr/sbin/scx_coresched" "$root/usr/sbin/coresched-audit" \
 	"$root/usr/bin/coreschedctl" "$root/usr/lib/$multiarch/libcoresched.so.1.0.0"
 strip --strip-debug "$root/usr/lib/$multiarch/libcoresched.a"
 

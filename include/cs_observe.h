@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* coresched-observe: the switch records its BPF side sends to user space. */
+/* coresched-audit: the switch records its BPF side sends to user space. */
 #ifndef __CS_OBSERVE_H
 #define __CS_OBSERVE_H
 
@@ -10,6 +10,7 @@
 enum obs_source {
 	OBS_SRC_OURS = 0, /* cookies from scx_coresched's tag maps */
 	OBS_SRC_UPSTREAM = 1, /* cookies from task->core_cookie */
+	OBS_SRC_TENANT = 2, /* a cgroup-to-tenant map given by user space */
 };
 
 enum obs_class {
@@ -26,6 +27,8 @@ struct obs_event {
 	__u32 tid;
 	__u32 cpu;
 	enum obs_class class;
+	__u32 lost_before; /* this CPU's records lost just before this one */
+	__u32 forced; /* idle while its runqueue held tasks (forced idle) */
 	char comm[16];
 };
 

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* --stats reporting; see cs_report.h. */
+#include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "cs_common.h"
@@ -108,28 +110,44 @@ static void print_text(FILE *f, const struct cs_topo *t,
 static void print_json(FILE *f, const struct cs_topo *t,
 		       const struct cs_snapshot *b, const struct cs_interval *iv)
 {
+	struct cs_json j;
 	char name[300];
-	int core, s, n = 0;
+	int core, s;
 
-	fprintf(f, "{\"interval_s\":%.3f,\"forced_idle_pct\":%.3f,\"cores\":[",
-		iv->secs, iv->forced_idle_pct);
-	for (core = 0; core < t->nr_cores; core++)
-		fprintf(f, "%s{\"core\":%d,\"forced_idle_pct\":%.3f}",
-			core ? "," : "", core, iv->core_forced_idle_pct[core]);
-	fprintf(f, "],\"cookies\":[");
+	cs_json_begin(&j, f);
+	cs_json_obj(&j, NULL);
+	cs_json_dbl(&j, "interval_s", iv->secs, 3);
+	cs_json_dbl(&j, "forced_idle_pct", iv->forced_idle_pct, 3);
+	cs_json_arr(&j, "cores");
+	for (core = 0; core < t->nr_cores; core++) {
+		cs_json_obj(&j, NULL);
+		cs_json_int(&j, "core", core);
+		cs_json_dbl(&j, "forced_idle_pct",
+			    iv->core_forced_idle_pct[core], 3);
+		cs_json_end(&j);
+	}
+	cs_json_end(&j);
+	cs_json_arr(&j, "cookies");
 	for (s = 0; s < CS_NR_SLOTS; s++) {
 		if (!iv->active[s])
 			continue;
 		cs_cookie_name(b->slot[s].cookie, name, sizeof(name));
-		fprintf(f, "%s{\"cookie\":\"0x%016llx\",\"name\":\"%s\",\"share_pct\":%.3f,\"run_ms\":%.3f,\"forced_idle_caused_ms\":%.3f}",
-			n++ ? "," : "", (unsigned long long)b->slot[s].cookie,
-			name, iv->share_pct[s], iv->run_ms[s],
-			iv->forced_idle_caused_ms[s]);
+		cs_json_obj(&j, NULL);
+		cs_json_cookie(&j, "cookie", b->slot[s].cookie);
+		cs_json_str(&j, "name", name);
+		cs_json_dbl(&j, "share_pct", iv->share_pct[s], 3);
+		cs_json_dbl(&j, "run_ms", iv->run_ms[s], 3);
+		cs_json_dbl(&j, "forced_idle_caused_ms",
+			    iv->forced_idle_caused_ms[s], 3);
+		cs_json_end(&j);
 	}
-	fprintf(f, "],\"cookie_switches_per_s\":%.1f,\"kicks_per_s\":%.1f,\"max_wait_ms\":%.3f,\"transit_retries\":%llu,\"unclaimed_runs\":%llu}\n",
-		iv->switches_per_s, iv->kicks_per_s, iv->max_wait_ms,
-		(unsigned long long)iv->transit_retries,
-		(unsigned long long)iv->unclaimed_runs);
+	cs_json_end(&j);
+	cs_json_dbl(&j, "cookie_switches_per_s", iv->switches_per_s, 1);
+	cs_json_dbl(&j, "kicks_per_s", iv->kicks_per_s, 1);
+	cs_json_dbl(&j, "max_wait_ms", iv->max_wait_ms, 3);
+	cs_json_u64(&j, "transit_retries", iv->transit_retries);
+	cs_json_u64(&j, "unclaimed_runs", iv->unclaimed_runs);
+	cs_json_end(&j);
 	fflush(f);
 }
 
@@ -218,4 +236,118 @@ void cs_interval_print(FILE *f, const struct cs_topo *t,
 		print_json(f, t, b, iv);
 	else
 		print_text(f, t, b, iv);
+}
+
+void cs_json_begin(struct cs_json *j, FILE *f)
+{
+	memset(j, 0, sizeof(*j));
+	j->f = f;
+}
+
+static void put_str(FILE *f, const char *s, size_t max)
+{
+	size_t i;
+
+	fputc('"', f);
+	for (i = 0; i < max && s[i]; i++) {
+		unsigned char c = s[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f); /* UTF-8 passes through */
+	}
+	fputc('"', f);
+}
+
+/* The comma and the key before a value. */
+static void put_key(struct cs_json *j, const char *key)
+{
+	if (j->more[j->depth])
+		fputc(',', j->f);
+	j->more[j->depth] = true;
+	if (key) {
+		put_str(j->f, key, SIZE_MAX);
+		fputc(':', j->f);
+	}
+}
+
+static void open_nest(struct cs_json *j, const char *key, char open,
+		      char close)
+{
+	if (j->depth + 1 >= CS_JSON_MAX_DEPTH)
+		return;
+	put_key(j, key);
+	fputc(open, j->f);
+	j->depth++;
+	j->more[j->depth] = false;
+	j->close[j->depth] = close;
+}
+
+void cs_json_obj(struct cs_json *j, const char *key)
+{
+	open_nest(j, key, '{', '}');
+}
+
+void cs_json_arr(struct cs_json *j, const char *key)
+{
+	open_nest(j, key, '[', ']');
+}
+
+void cs_json_end(struct cs_json *j)
+{
+	if (!j->depth)
+		return;
+	fputc(j->close[j->depth--], j->f);
+	if (!j->depth) {
+		fputc('\n', j->f);
+		j->more[0] = false;
+	}
+}
+
+void cs_json_strn(struct cs_json *j, const char *key, const char *s,
+		  size_t max)
+{
+	put_key(j, key);
+	put_str(j->f, s, max);
+}
+
+void cs_json_str(struct cs_json *j, const char *key, const char *s)
+{
+	cs_json_strn(j, key, s, SIZE_MAX);
+}
+
+void cs_json_u64(struct cs_json *j, const char *key, unsigned long long v)
+{
+	put_key(j, key);
+	fprintf(j->f, "%llu", v);
+}
+
+void cs_json_int(struct cs_json *j, const char *key, long long v)
+{
+	put_key(j, key);
+	fprintf(j->f, "%lld", v);
+}
+
+void cs_json_dbl(struct cs_json *j, const char *key, double v, int prec)
+{
+	put_key(j, key);
+	if (isfinite(v))
+		fprintf(j->f, "%.*f", prec, v);
+	else
+		fputs("null", j->f);
+}
+
+void cs_json_bool(struct cs_json *j, const char *key, bool v)
+{
+	put_key(j, key);
+	fputs(v ? "true" : "false", j->f);
+}
+
+void cs_json_cookie(struct cs_json *j, const char *key, __u64 cookie)
+{
+	put_key(j, key);
+	fprintf(j->f, "\"0x%016llx\"", (unsigned long long)cookie);
 }

@@ -51,4 +51,36 @@ void cs_interval_print_prom(FILE *f, const struct cs_topo *t,
 			    const struct cs_snapshot *b,
 			    const struct cs_interval *iv, double unix_time);
 
+/*
+ * The one JSON writer of the project: commas, nesting and string escaping
+ * are its business. Use: cs_json_begin(), then values; a key is NULL inside
+ * an array and required inside an object. Nesting deeper than
+ * CS_JSON_MAX_DEPTH is a programming error and is not written.
+ */
+#define CS_JSON_MAX_DEPTH 16
+
+struct cs_json {
+	FILE *f;
+	int depth;
+	bool more[CS_JSON_MAX_DEPTH]; /* a value was written at this depth */
+	char close[CS_JSON_MAX_DEPTH]; /* '}' or ']' */
+};
+
+void cs_json_begin(struct cs_json *j, FILE *f);
+void cs_json_obj(struct cs_json *j, const char *key);
+void cs_json_arr(struct cs_json *j, const char *key);
+/* Close the innermost object or array; at depth 0 also ends the line. */
+void cs_json_end(struct cs_json *j);
+/* At most @max bytes of @s (a comm is not NUL-terminated at 16). */
+void cs_json_strn(struct cs_json *j, const char *key, const char *s,
+		  size_t max);
+void cs_json_str(struct cs_json *j, const char *key, const char *s);
+void cs_json_u64(struct cs_json *j, const char *key, unsigned long long v);
+void cs_json_int(struct cs_json *j, const char *key, long long v);
+/* @v with @prec decimals; NaN and infinities are written as null. */
+void cs_json_dbl(struct cs_json *j, const char *key, double v, int prec);
+void cs_json_bool(struct cs_json *j, const char *key, bool v);
+/* A cookie as the string "0x%016llx". */
+void cs_json_cookie(struct cs_json *j, const char *key, __u64 cookie);
+
 #endif /* __CS_REPORT_H */

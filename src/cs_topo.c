@@ -358,7 +358,8 @@ int cs_topo_scan(struct cs_topo_map *m, const char *root, char *err,
 	return 0;
 }
 
-int cs_topo_read(struct cs_topo *t, const char *root, char *err, size_t len)
+static int topo_read(struct cs_topo *t, const char *root, bool online_only,
+		     char *err, size_t len)
 {
 	struct cs_topo_map *m = malloc(sizeof(*m));
 	int cpu, core, i, ret = -1;
@@ -377,7 +378,7 @@ int cs_topo_read(struct cs_topo *t, const char *root, char *err, size_t len)
 	    cs_topo_scan(m, root, err, len))
 		goto out;
 	for (cpu = 0; cpu < m->nr_cpus; cpu++)
-		if (m->possible[cpu] && !m->cpu[cpu].online) {
+		if (m->possible[cpu] && !m->cpu[cpu].online && !online_only) {
 			snprintf(err, len,
 				 "CPU %d is offline, so its SMT siblings are unknown; bring it online (echo 1 > %s/cpu%d/online) before starting",
 				 cpu, root, cpu);
@@ -396,7 +397,8 @@ int cs_topo_read(struct cs_topo *t, const char *root, char *err, size_t len)
 	t->smt = m->smt_max;
 	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
 		t->cpu_core[cpu] = m->cpu[cpu].core;
-		t->cpu_sib[cpu] = m->possible[cpu] ? m->cpu[cpu].sib : 0;
+		t->cpu_sib[cpu] = m->possible[cpu] && m->cpu[cpu].online ?
+					 m->cpu[cpu].sib : 0;
 	}
 	for (core = 0; core < m->nr_cores; core++) {
 		t->core_nr[core] = m->core[core].nr;
@@ -407,4 +409,15 @@ int cs_topo_read(struct cs_topo *t, const char *root, char *err, size_t len)
 out:
 	free(m);
 	return ret;
+}
+
+int cs_topo_read(struct cs_topo *t, const char *root, char *err, size_t len)
+{
+	return topo_read(t, root, false, err, len);
+}
+
+int cs_topo_read_online(struct cs_topo *t, const char *root, char *err,
+			size_t len)
+{
+	return topo_read(t, root, true, err, len);
 }

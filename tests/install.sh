@@ -36,12 +36,14 @@ usr/local/lib/libcoresched.so.1
 usr/local/lib/libcoresched.so.1.0.0
 usr/local/lib/pkgconfig/libcoresched.pc
 usr/local/lib/systemd/system/scx_coresched.service
+usr/local/sbin/coresched-audit
 usr/local/sbin/coresched-observe
 usr/local/sbin/scx_coresched
 usr/local/share/bash-completion/completions/coresched
 usr/local/share/bash-completion/completions/coreschedctl
 usr/local/share/doc/scx-coresched/README.md
 usr/local/share/doc/scx-coresched/copyright
+usr/local/share/man/man8/coresched-audit.8.gz
 usr/local/share/man/man8/coresched-observe.8.gz
 usr/local/share/man/man8/coresched.8.gz
 usr/local/share/man/man8/coreschedctl.8.gz
@@ -60,9 +62,9 @@ else
 fi
 
 # The installed programs run from the DESTDIR; every name answers --help
-# (scx_coresched and coresched-observe have no -V).
+# (scx_coresched and coresched-audit have no -V).
 bad=
-for cmd in "sbin/scx_coresched --help" "sbin/coresched-observe --help" \
+for cmd in "sbin/scx_coresched --help" "sbin/coresched-audit --help" "sbin/coresched-observe --help" \
 	"bin/coreschedctl --help" "bin/coreschedctl -V" "bin/coresched -V"; do
 	# shellcheck disable=SC2086 # program and option
 	set -- $cmd
@@ -78,7 +80,7 @@ fi
 
 # The man page of every program is found by man (through MANPATH).
 bad=
-for page in scx_coresched coreschedctl coresched coresched-observe; do
+for page in scx_coresched coreschedctl coresched coresched-audit coresched-observe; do
 	MANPATH=$usr/share/man man -w "$page" 2>/dev/null | grep -q "^$usr/" ||
 		bad+="$page "
 done
@@ -220,7 +222,7 @@ git ls-files -z | xargs -0 cp --parents -t "$src"
 git ls-files -z --others --exclude-standard | xargs -0 -r cp --parents -t "$src"
 printf '#!/bin/sh\necho "kernel/build.sh called" >&2\nexit 99\n' >"$src/kernel/build.sh"
 if ! SCX_CACHE_DIR=$tmp/nocache make -C "$src" -s VMLINUX_SOURCE=repo \
-	build/scx_coresched build/coreschedctl build/coresched-observe \
+	build/scx_coresched build/coreschedctl build/coresched-audit \
 	>"$tmp/build.log" 2>&1; then
 	fail build_from_repo_vmlinux "$(tail -n 3 "$tmp/build.log" | tr '\n' ' ')"
 elif ! grep -q "vmlinux.h: from the repository's" "$tmp/build.log"; then

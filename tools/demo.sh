@@ -4,7 +4,7 @@
 # The demo, run inside a tools/vm guest by 'make demo': two tenants
 # (cgroups, each its own cookie) of cpu-bound work plus untagged
 # background work under scx_coresched, with live statistics, then the
-# verdict of the independent isolation observer.
+# verdict of the independent isolation auditor.
 . tests/guest/lib.sh
 
 secs=${SCX_SECS:-12}
@@ -31,7 +31,7 @@ kill $tailer
 stop_bg
 
 ov=$(field "$TMP/obs" overlap_ns)
-echo "== isolation check (coresched-observe, sched_switch tracepoint):"
+echo "== isolation check (coresched-audit, sched_switch tracepoint):"
 echo "   $(field "$TMP/obs" switches) context switches on $(field "$TMP/obs" sibling_pairs) sibling pairs," \
 	"incompatible overlap $ov ns, worst wait $(($(field "$TMP/obs" max_wait_ns) / 1000000)) ms"
 if [ "$ov" = 0 ]; then

@@ -82,7 +82,8 @@ rc=$?
 info "upstream core scheduling $topo: overlap_ns=$(field "$TMP/up" overlap_ns)" \
 	"windows=$(field "$TMP/up" overlap_windows) longest_ns=$(field "$TMP/up" longest_overlap_ns)" \
 	"switches=$(field "$TMP/up" switches) max_wait_ns=$(field "$TMP/up" max_wait_ns)"
-if [ $rc = 0 ] && [ "$(field "$TMP/up" switches)" -gt 0 ]; then
+# Exit 1 (overlap seen) is a measurement here, not a failure.
+if [ $rc -le 1 ] && [ "$(field "$TMP/up" switches)" -gt 0 ]; then
 	pass "isolation_upstream_measured_$topo"
 else
 	fail "isolation_upstream_measured_$topo" "observer rc=$rc: $(tail -n 1 "$TMP/up.err")"

@@ -8,7 +8,7 @@ set -u
 ROOT=$PWD
 SCHED=$ROOT/build/scx_coresched
 CTL=$ROOT/build/coreschedctl
-OBS=$ROOT/build/coresched-observe
+OBS=$ROOT/build/coresched-audit
 PROGRESS=$ROOT/build/progress
 CG=/sys/fs/cgroup
 NCPU=$(nproc)

@@ -170,7 +170,7 @@ test_upstream_anchor() {
 	observe --source upstream --duration 6
 	stop_load
 	echo "# upstream $(summary)"
-	if [ $rc != 0 ]; then
+	if [ $rc -gt 1 ]; then # 1: overlap seen, a measurement here
 		fail $name "observer exited $rc: $err"
 	elif ! [ "$(field switches)" -gt 0 ] 2>/dev/null; then
 		fail $name "no switches seen: $(summary)"
@@ -202,14 +202,14 @@ test_detects_overlap() {
 		cgroups+=("$c")
 		spin_in "$c" "$ncpu"
 	done
-	observe --source ours --duration 4 --require-zero
+	observe --source ours --duration 4
 	stop_load
 	ov=$(field overlap_ns)
 	echo "# ours, no isolation: $(summary)"
 	grep '^overlap_example' "$tmp/out" | head -n 2 | sed 's/^/# /'
 	drop_tags
 	if [ $rc != 1 ]; then
-		fail $name "expected exit 1 with --require-zero, got $rc: $err"
+		fail $name "expected exit 1 (overlap seen), got $rc: $err"
 	elif ! [ "${ov:-0}" -gt 0 ] 2>/dev/null; then
 		fail $name "no overlap seen: $(summary)"
 	else

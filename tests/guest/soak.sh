@@ -242,7 +242,8 @@ common_why() {
 		why+="state $(scx_state) ops '$(scx_ops)'; "
 	[ "$ej" = 0 ] || why+="$ej ejections ($(grep -m1 ejected "$TMP/sched.err" 2>/dev/null; dmesg | grep 'sched_ext: BPF scheduler ".*" disabled' | grep -v 'unregistered from user space' | tail -n 1)); "
 	[ -z "$stalled" ] || why+="no progress:$stalled; "
-	[ "$rc" = 2 ] && why+="observer lost events ($(field "$OBS_OUT" lost_events)), isolation unverified; "
+	[ "$rc" = 2 ] && why+="observer failed: $(tail -n 1 "$OBS_OUT.err" 2>/dev/null); "
+	[ "$(field "$OBS_OUT" lost_events)" = 0 ] || why+="observer lost events ($(field "$OBS_OUT" lost_events)), isolation unverified; "
 	[ "$(field "$OBS_OUT" switches)" -gt 0 ] 2>/dev/null || why+="observer saw no switches (rc $rc); "
 	[ "$zero" = 1 ] && [ "$(field "$OBS_OUT" overlap_ns)" != 0 ] &&
 		why+="overlap_ns=$(field "$OBS_OUT" overlap_ns) in $(field "$OBS_OUT" overlap_windows) windows; "

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * coresched-observe: an outside observer of SMT isolation. It does not look
- * at any scheduler decision; it only watches context switches and derives
+ * coresched-audit: an outside auditor of SMT isolation. It does not look at
+ * any scheduler decision; it only watches context switches and derives
  * every task's cookie on its own, then checks in user space that SMT
- * siblings never ran tasks of incompatible cookies at the same time.
+ * siblings never ran tasks of incompatible cookies at the same time. It
+ * works with any core scheduler: scx_coresched, the kernel's own core
+ * scheduling, or any sched_ext scheduler given a cgroup-per-tenant map.
  *
  * BPF side. Every sched_switch emits one record for the task switched in:
  *
- *   { ts, cpu, tid, cookie, class, wait_ns, comm }
+ *   { ts, cpu, tid, cookie, class, wait_ns, lost_before, forced, comm }
  *
- * into a 32 MiB ring buffer. The cookie comes from one of two sources:
+ * into a 32 MiB ring buffer. The cookie comes from one of three sources:
  *
  *   ours      the task's cookie in cs_task_cookie (task storage) if
  *             non-zero, else the tag of the nearest
@@ -17,23 +19,33 @@
  *             cgroup (itself included, at most CS_MAX_CGRP_DEPTH levels
  *             up) in cs_cgrp_tag, else 0. The two maps are the ones
  *             pinned by scx_coresched, reused by user space.
- *   upstream  task->core_cookie (prctl(PR_SCHED_CORE) core scheduling).
+ *   upstream  task->core_cookie (prctl(PR_SCHED_CORE) core scheduling),
+ *             read through CO-RE; user space refuses this source on a
+ *             kernel without CONFIG_SCHED_CORE.
+ *   tenant    the same cgroup walk as ours, over a private map that user
+ *             space fills from --tenant NAME=CGROUP: tenant i's cgroup id
+ *             -> cookie i + 1. Tasks outside every tenant have cookie 0.
  *
  * The class says how the task compares with others: OBS_IDLE (pid 0, the
  * idle task: compatible with everything), OBS_TRUSTED (a kernel thread with
  * --trust-kthreads: compatible with everything) or OBS_TASK (compared by
- * cookie). A failed ring buffer write is counted in lost_events; user space
- * then reports that isolation cannot be verified.
+ * cookie). A failed ring buffer write is counted in lost_events and in
+ * its CPU's lost_pending, which the CPU's next record carries as
+ * lost_before; user space then reports that isolation cannot be verified.
+ * forced is set on a switch to idle while the CPU's runqueue still holds
+ * runnable tasks (rq->nr_running > 0): the CPU idles though it has work,
+ * which under a core scheduler is forced idle.
  *
  * User space sorts the records by ts and sweeps them, holding back the
  * last 250 ms: a CPU reserves ring buffer space a little after taking its
  * timestamp, so records of different CPUs can arrive slightly out of order
  * (a record older than one already swept is counted as late, which also
- * means "cannot verify"). In the sweep, each CPU runs the task of its
- * last record; a sibling pair is incompatible while both CPUs are known and
- * their tasks are incompatible, and every maximal such interval is one
- * overlap window. Example, one core with CPUs 0 and 1, --mode strict,
- * cookies A and B:
+ * means "cannot verify"). The sweep (src/cs_sweep.c, host-tested in
+ * tests/test_audit.c) is per core: each CPU runs the task of its last
+ * record; a core is incompatible while two of its known CPUs run
+ * incompatible tasks, and every maximal such interval is one overlap
+ * window, however many siblings take part. Example, one core with CPUs 0
+ * and 1, --mode strict, cookies A and B:
  *
  *   ts   record                     cpu0     cpu1     pair 0,1
  *   100  cpu0 <- tid 10 (A)         10 (A)   unknown  not observed yet
@@ -41,8 +53,9 @@
  *   160  cpu0 <- idle               idle     20 (B)   compatible: close
  *   200  cpu0 <- tid 21 (B)         21 (B)   20 (B)   compatible
  *
- * gives one window of 30 ns (130..160, tids 10/20) and 70 ns of observed
- * time for the pair (130..200). With --mode fill a cookie of 0 would be
+ * gives one window of 30 ns (130..160, tids 10/20: the worst pair) and
+ * 70 ns of observed time for the core (130..200); if cpu0's idle at 160
+ * was forced (runnable tasks left on its runqueue), 40 ns of forced idle. With --mode fill a cookie of 0 would be
  * compatible with A and B; with --mode none nothing is an overlap. The
  * times are those of the sched_switch tracepoint, which __schedule() hits
  * just before context_switch(): the same edges ftrace shows for a switch.
@@ -67,6 +80,9 @@
 
 char _license[] SEC("license") = "GPL";
 
+/* Weak: a kernel without it loads obs_switch_no_forced instead. */
+extern struct rq runqueues __ksym __weak;
+
 #define PF_KTHREAD 0x00200000
 #define TASK_RUNNING 0
 #define OBS_RING_BYTES (32 << 20)
@@ -78,6 +94,7 @@ const volatile bool trust_kthreads;
 /* Written only by their own CPU; read by user space after detaching. */
 struct obs_event worst_wait[CS_MAX_CPUS];
 __u64 lost_events;
+__u32 lost_pending[CS_MAX_CPUS];
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -105,6 +122,11 @@ struct {
 	__uint(max_entries, OBS_MAX_RUNNABLE);
 } runnable_since SEC(".maps");
 
+/*
+ * The nearest tagged cgroup's cookie. This repeats the walk of
+ * bpf/cookie.bpf.h on purpose: the audit derives cookies on its own, so a
+ * bug in the scheduler's walk cannot hide itself.
+ */
 static __u64 cgrp_cookie(struct task_struct *p)
 {
 	struct cgroup *cgrp = BPF_CORE_READ(p, cgroups, dfl_cgrp);
@@ -128,8 +150,14 @@ static __u64 task_cookie(struct task_struct *p)
 {
 	struct cs_tag *tag;
 
-	if (source == OBS_SRC_UPSTREAM)
-		return BPF_CORE_READ(p, core_cookie);
+	if (source == OBS_SRC_UPSTREAM) {
+		/* Without CONFIG_SCHED_CORE user space refuses this source. */
+		if (bpf_core_field_exists(p->core_cookie))
+			return BPF_CORE_READ(p, core_cookie);
+		return 0;
+	}
+	if (source == OBS_SRC_TENANT)
+		return cgrp_cookie(p);
 	tag = bpf_task_storage_get(&cs_task_cookie, p, NULL, 0);
 	return tag && tag->cookie ? tag->cookie : cgrp_cookie(p);
 }
@@ -155,6 +183,17 @@ static enum obs_class task_class(struct task_struct *p)
 	if (is_foreign_kthread(p))
 		return OBS_FOREIGN;
 	return OBS_TASK;
+}
+
+/* Does @cpu's runqueue hold runnable tasks? */
+static bool runqueue_busy(__u32 cpu)
+{
+	struct rq *rq;
+
+	if (!bpf_ksym_exists(&runqueues))
+		return false;
+	rq = bpf_per_cpu_ptr(&runqueues, cpu);
+	return rq && BPF_CORE_READ(rq, nr_running) > 0;
 }
 
 static void mark_runnable(__u32 tid, __u64 now, __u64 flags)
@@ -186,8 +225,10 @@ static void switched_out(struct task_struct *prev, bool runnable, __u64 now)
 		bpf_map_delete_elem(&runnable_since, &tid);
 }
 
-static void switched_in(struct task_struct *next, __u64 now)
+static __always_inline void switched_in(struct task_struct *next, __u64 now,
+					bool with_forced)
 {
+	__u32 *lost;
 	struct obs_event ev = {
 		.ts = now,
 		.cpu = bpf_get_smp_processor_id(),
@@ -199,13 +240,28 @@ static void switched_in(struct task_struct *next, __u64 now)
 	bpf_probe_read_kernel_str(ev.comm, sizeof(ev.comm), next->comm);
 	if (ev.tid)
 		ev.wait_ns = take_wait(ev.tid, now);
-	if (ev.cpu < CS_MAX_CPUS && ev.wait_ns > worst_wait[ev.cpu].wait_ns)
+	else if (with_forced)
+		ev.forced = runqueue_busy(ev.cpu);
+	if (ev.cpu >= CS_MAX_CPUS)
+		return; /* cannot happen: CS_MAX_CPUS is checked at start */
+	lost = &lost_pending[ev.cpu];
+	if (ev.wait_ns > worst_wait[ev.cpu].wait_ns)
 		worst_wait[ev.cpu] = ev;
+	ev.lost_before = *lost;
 	/* User space reads on a timer; a wakeup would be a switch itself. */
-	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_NO_WAKEUP))
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_NO_WAKEUP)) {
 		__sync_fetch_and_add(&lost_events, 1);
+		(*lost)++;
+	} else {
+		*lost = 0;
+	}
 }
 
+/*
+ * Two versions of the switch probe; user space loads one. The second does
+ * not touch runqueues, for kernels that do not give BPF its address
+ * (without CONFIG_KALLSYMS_ALL): forced idle is then not measured.
+ */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(obs_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
@@ -213,7 +269,18 @@ int BPF_PROG(obs_switch, bool preempt, struct task_struct *prev,
 	__u64 now = bpf_ktime_get_ns();
 
 	switched_out(prev, preempt || prev_state == TASK_RUNNING, now);
-	switched_in(next, now);
+	switched_in(next, now, true);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(obs_switch_no_forced, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	switched_out(prev, preempt || prev_state == TASK_RUNNING, now);
+	switched_in(next, now, false);
 	return 0;
 }
 
