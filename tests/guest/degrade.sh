@@ -105,25 +105,7 @@ if observe_bg "$TMP/obs" --duration 120 && start_sched -v; then
 	elif ! grep -q '^PASS ' "$TMP/parity"; then
 		fail degrade_${v}_prctl_suite "no results: $(tail -n 3 "$TMP/parity" | tr '\n' '|')"
 	fi
-	for t in 1 2 3; do
-		spawn "$TMP/cookie_spin" "$NCPU" 3600
-	done
-	spawn stress-ng --quiet --cpu $(((NCPU + 1) / 2)) --timeout 3600
-	sleep 2
-	cookies=$(for p in $(pgrep -f "$TMP/cookie_spin"); do cookie_of "$p"; done | sort -u | grep -vx 0 | wc -l)
-	sleep 8
-	kill -INT $OBS_PID
-	wait $OBS_PID
-	orc=$?
-	ov=$(field "$TMP/obs" overlap_ns)
-	sw=$(field "$TMP/obs" switches)
-	info "$v: prctl tenants overlap_ns=$ov switches=$sw distinct_cookies=$cookies"
-	if [ $orc = 0 ] && [ "$ov" = 0 ] && [ "$cookies" = 3 ] &&
-		[ "${sw:-0}" -gt 0 ] && [ "$(scx_state)" = enabled ]; then
-		pass $name
-	else
-		fail $name "observer rc=$orc overlap_ns=$ov switches=$sw cookies=$cookies state=$(scx_state): $(tail -n 2 "$TMP/obs.err" | tr '\n' '|')"
-	fi
+	prctl_tenants $name "$TMP/obs"
 	stop_bg
 	stop_sched
 else

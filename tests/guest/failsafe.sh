@@ -69,24 +69,7 @@ stop_sched
 ensure_pins || fail failsafe_pins "scheduler did not start once"
 name=failsafe_prctl_tenants
 if observe_bg "$TMP/p.obs" --duration 40 && start_sched; then
-	for t in 1 2 3; do
-		spawn "$TMP/cookie_spin" "$NCPU" 3600
-	done
-	spawn stress-ng --quiet --cpu $(((NCPU + 1) / 2)) --timeout 3600
-	sleep 2
-	cookies=$(for p in $(pgrep -f "$TMP/cookie_spin"); do cookie_of "$p"; done | sort -u | grep -vx 0 | wc -l)
-	sleep 8
-	kill -INT $OBS_PID
-	wait $OBS_PID
-	rc=$?
-	ov=$(field "$TMP/p.obs" overlap_ns)
-	info "prctl tenants: overlap_ns=$ov switches=$(field "$TMP/p.obs" switches) distinct_cookies=$cookies"
-	if [ $rc = 0 ] && [ "$ov" = 0 ] && [ "$cookies" = 3 ] &&
-		[ "$(field "$TMP/p.obs" switches)" -gt 0 ] && [ "$(scx_state)" = enabled ]; then
-		pass $name
-	else
-		fail $name "rc=$rc overlap_ns=$ov distinct cookies=$cookies state=$(scx_state)"
-	fi
+	prctl_tenants $name "$TMP/p.obs"
 	stop_bg
 	stop_sched
 else

@@ -184,6 +184,35 @@ observe_bg() {
 	return 1
 }
 
+# prctl_tenants NAME OBS: with the observer (OBS_PID, writing OBS) attached
+# before the scheduler, run three prctl(PR_SCHED_CORE) tenants
+# ($TMP/cookie_spin, built by the caller) and untagged stress-ng for 10 s,
+# then stop the observer: PASS NAME if it saw switches and 0 ns of
+# overlap, the tenants had three distinct cookies and the scheduler still
+# runs. The tenants are left running (stop_bg).
+prctl_tenants() {
+	local name=$1 obs=$2 t cookies rc ov sw
+	for t in 1 2 3; do
+		spawn "$TMP/cookie_spin" "$NCPU" 3600
+	done
+	spawn stress-ng --quiet --cpu $(((NCPU + 1) / 2)) --timeout 3600
+	sleep 2
+	cookies=$(for t in $(pgrep -f "$TMP/cookie_spin"); do cookie_of "$t"; done | sort -u | grep -vx 0 | wc -l)
+	sleep 8
+	kill -INT $OBS_PID
+	wait $OBS_PID
+	rc=$?
+	ov=$(field "$obs" overlap_ns)
+	sw=$(field "$obs" switches)
+	info "$name: prctl tenants overlap_ns=$ov switches=$sw distinct_cookies=$cookies"
+	if [ $rc = 0 ] && [ "$ov" = 0 ] && [ "$cookies" = 3 ] &&
+		[ "${sw:-0}" -gt 0 ] && [ "$(scx_state)" = enabled ]; then
+		pass "$name"
+	else
+		fail "$name" "observer rc=$rc overlap_ns=$ov switches=$sw distinct cookies=$cookies state=$(scx_state): $(tail -n 2 "$obs.err" | tr '\n' '|')"
+	fi
+}
+
 # ensure_pins: the tag maps the observer reads exist (pinned by a first
 # start of the scheduler; they outlive it).
 ensure_pins() {
