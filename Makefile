@@ -4,13 +4,16 @@
 #   make deps     install Debian packages (root)
 #   make kernel   build (or reuse the cached) test kernel
 #   make          build the BPF objects, scx_coresched, coreschedctl,
-#                 coresched-observe and the host unit tests
+#                 coresched-observe and the host unit tests; no kernel
+#                 build (see VMLINUX_SOURCE)
+#   make vmlinux-h  regenerate include/vmlinux/x86_64/vmlinux.h.xz from
+#                 the test kernel (commit the result)
 #   make test     host unit tests, then guest tests (ends "N passed, N failed")
 #   make demo     two tenants plus background work under scx_coresched, in a guest
 #   make soak     long soak tests on 2x2, 4x2 and 2x4 guests (stress, churn,
 #                 hotplug, SIGKILL loop, RT/DL)
 
-CLANG ?= clang-19
+CLANG ?= $(shell command -v clang-19 || echo clang)
 BPFTOOL ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
 CC ?= gcc
 O := build
@@ -21,15 +24,20 @@ LDLIBS := -lbpf -lelf -lz
 LDFLAGS := -static
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 $(WARN) \
 	-Wno-unused-function -Wno-unused-parameter -Iinclude -Ibpf -I$(O) \
-	-I/usr/include/x86_64-linux-gnu
+	-I/usr/include/x86_64-linux-gnu -DBPF_NO_KFUNC_PROTOTYPES
 
-# Kernel directory: resolved lazily, only by the rules that need it.
-KDIR = $(shell kernel/build.sh --dir)
+# Where build/vmlinux.h comes from: auto (the running kernel's BTF if it
+# has sched_ext, else repo), btf, repo (include/vmlinux/ARCH/vmlinux.h.xz)
+# or kernel (the test kernel); see tools/vmlinux.sh. The BPF objects are
+# CO-RE and load on 6.12 and later whichever header built them.
+VMLINUX_SOURCE ?= auto
 
 PROGS := $(O)/scx_coresched $(O)/coreschedctl $(O)/coresched-observe
 CTL_BINS := $(O)/coresched $(O)/libcoresched.a $(O)/libcoresched.so
 HOST_TESTS := $(O)/test_policy $(O)/test_model $(O)/test_topo $(O)/test_ctl $(O)/test_ctl_lib
 HOST_TESTS += $(O)/test_policy_file # policy
+HOST_TESTS += $(O)/test_features
+HOST_TESTS += $(O)/test_report # statistics writers
 HOST_TESTS += $(O)/test_topo_scan # topology
 GUEST_BINS := $(O)/progress $(O)/prctl_check $(O)/prctl_parity
 GUEST_BINS += $(O)/cookie_churn $(O)/periodic # soak
@@ -37,7 +45,7 @@ GUEST_BINS += $(O)/ctl_raw # control socket
 GUEST_BINS += $(O)/topo_dump # topology
 COMMON := $(O)/cs_common.o
 
-.PHONY: all deps kernel test test-host test-guest demo clean format
+.PHONY: all deps kernel vmlinux-h test test-host test-guest demo clean format FORCE
 .SECONDARY:
 
 all: $(PROGS) $(CTL_BINS) $(HOST_TESTS) $(GUEST_BINS)
@@ -51,12 +59,15 @@ kernel: deps
 $(O):
 	mkdir -p $(O)
 
-# vmlinux.h comes from the test kernel's BTF; never committed.
-$(O)/vmlinux.h: kernel/config.fragment | $(O)
-	@tools/deps.sh --check >/dev/null 2>&1 || tools/deps.sh
-	@kernel/build.sh >/dev/null
-	$(BPFTOOL) btf dump file $(KDIR)/vmlinux format c > $@.tmp
-	mv $@.tmp $@
+# Regenerated when VMLINUX_SOURCE or the repository's header changes.
+$(O)/vmlinux.source: FORCE | $(O)
+	@echo $(VMLINUX_SOURCE) | cmp -s - $@ || echo $(VMLINUX_SOURCE) > $@
+
+$(O)/vmlinux.h: $(O)/vmlinux.source $(wildcard include/vmlinux/*/vmlinux.h.xz) | $(O)
+	@BPFTOOL=$(BPFTOOL) tools/vmlinux.sh $(VMLINUX_SOURCE) $@
+
+vmlinux-h:
+	@BPFTOOL=$(BPFTOOL) tools/vmlinux.sh --update
 
 $(O)/%.bpf.o: bpf/%.bpf.c bpf/*.h include/*.h $(O)/vmlinux.h
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
@@ -80,13 +91,15 @@ $(O)/cs_policy_apply.o: $(O)/policy.skel.h # policy
 $(O)/coresched-observe.o: $(O)/observe.skel.h
 
 $(O)/scx_coresched: $(O)/scx_coresched.o $(O)/cs_topo.o $(O)/cs_report.o \
-		$(O)/cs_tagging.o $(O)/cs_guard.o $(COMMON) \
+		$(O)/cs_tagging.o $(O)/cs_features.o $(O)/cs_guard.o $(COMMON) \
 		$(O)/cs_policy_apply.o $(O)/cs_policy_file.o # policy
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # control socket: unprivileged cgroup tagging, through libcoresched's code.
 $(O)/scx_coresched: $(O)/cs_ctlsock.o $(O)/libcoresched.o
 $(O)/scx_coresched: LDFLAGS += -pthread
+# statistics on demand (/run/scx_coresched/stats*)
+$(O)/scx_coresched: $(O)/cs_statsfile.o
 
 # libcoresched: one set of position-independent objects (cs_common.o
 # included) for the static and the shared library; the shared one exports
@@ -109,7 +122,8 @@ $(O)/libcoresched.so: $(O)/libcoresched.so.1
 	ln -sf libcoresched.so.1 $@
 
 $(O)/coreschedctl: $(O)/coreschedctl.o $(O)/coreschedctl_args.o \
-		$(O)/coreschedctl_policy.o $(O)/cs_policy_file.o $(O)/libcoresched.a
+		$(O)/coreschedctl_policy.o $(O)/cs_policy_file.o \
+		$(O)/coreschedctl_stats.o $(O)/libcoresched.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The same binary under util-linux's name.
@@ -136,6 +150,12 @@ $(O)/test_model: tests/test_model.c tests/harness.h include/*.h | $(O)
 $(O)/test_policy_file: tests/test_policy_file.c tests/harness.h src/cs_policy_file.c src/cs_policy_file.h include/cs_policy_rules.h | $(O)
 	$(CC) $(CFLAGS) -Isrc -o $@ tests/test_policy_file.c src/cs_policy_file.c
 
+$(O)/test_features: tests/test_features.c tests/harness.h src/cs_features.c src/cs_features.h $(COMMON) | $(O)
+	$(CC) $(CFLAGS) -Isrc -o $@ tests/test_features.c src/cs_features.c $(COMMON) $(LDLIBS)
+
+$(O)/test_report: tests/test_report.c tests/harness.h src/cs_report.c src/cs_common.c src/*.h include/*.h | $(O)
+	$(CC) $(CFLAGS) -Isrc -o $@ tests/test_report.c src/cs_report.c src/cs_common.c -lbpf
+
 $(O)/test_topo $(O)/test_topo_scan: $(O)/%: tests/%.c tests/harness.h tests/fake_sysfs.h src/cs_topo.c src/cs_topo.h | $(O)
 	$(CC) $(CFLAGS) -Isrc -o $@ $< src/cs_topo.c
 
@@ -146,22 +166,22 @@ $(O)/topo_dump: tests/guest/topo_dump.c src/cs_topo.c src/cs_topo.h | $(O)
 $(O)/%: tests/guest/%.c | $(O)
 	$(CC) $(CFLAGS) -pthread -o $@ $<
 
-test: deps all
+test: deps kernel all
 	@tests/run
 
 test-host: $(HOST_TESTS)
 	@tests/run --host-only
 
-test-guest: deps all
+test-guest: deps kernel all
 	@tests/run --guest-only
 
-demo: deps all
+demo: deps kernel all
 	@tools/vm --cores 2 --threads 2 --timeout 300 -- tools/demo.sh
 
 # Soak tests, long form (60 s or more per stress case), on three topologies;
 # tests/run runs the short form on 2x2.
 .PHONY: soak
-soak: deps all
+soak: deps kernel all
 	@rc=0; for t in 2x2 4x2 2x4; do \
 		SCX_TOPO=$$t tools/vm --cores $${t%x*} --threads $${t#*x} \
 			--timeout 5400 -- tests/guest/soak.sh --long || rc=1; \
@@ -172,3 +192,6 @@ format:
 
 clean:
 	rm -rf $(O)
+
+# make install, uninstall, deb
+include dist/install.mk

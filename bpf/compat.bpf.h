@@ -1,10 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The sched_ext kfuncs scx_coresched uses, by their Linux 6.12 names.
- * Later kernels renamed some of them (scx_bpf_dispatch* became
- * scx_bpf_dsq_insert*, scx_bpf_consume became scx_bpf_dsq_move_to_local);
- * every call site goes through the cs_* wrappers below, so a port to those
- * kernels only changes this file.
+ * The sched_ext kfuncs scx_coresched uses, and the one place that knows
+ * their names changed. Linux 6.13 renamed scx_bpf_dispatch() to
+ * scx_bpf_dsq_insert(), scx_bpf_dispatch_vtime() to
+ * scx_bpf_dsq_insert_vtime() and scx_bpf_consume() to
+ * scx_bpf_dsq_move_to_local(), keeping the old names for a while only.
+ * Each renamed kfunc is declared under both names, weak and with a
+ * "___" flavour suffix (libbpf drops the suffix when it looks the name up
+ * in the kernel's BTF, and the suffix keeps our declarations apart from
+ * any prototypes a newer vmlinux.h carries). libbpf resolves at load time
+ * whichever name the running kernel has and leaves the other NULL;
+ * bpf_ksym_exists() picks the one that exists, and the verifier drops the
+ * branch of the other as dead code. So one object loads on 6.12 and on
+ * later kernels. Every call site goes through the cs_* wrappers below.
  */
 #ifndef __CS_COMPAT_BPF_H
 #define __CS_COMPAT_BPF_H
@@ -20,13 +28,8 @@
 #define ENOMEM 12
 #define EPERM 1
 
-/* 6.12 kfuncs (kernel/sched/ext.c). */
+/* kfuncs with one name from 6.12 on (kernel/sched/ext.c). */
 s32 scx_bpf_create_dsq(u64 dsq_id, s32 node) __ksym;
-void scx_bpf_dispatch(struct task_struct *p, u64 dsq_id, u64 slice,
-		      u64 enq_flags) __ksym;
-void scx_bpf_dispatch_vtime(struct task_struct *p, u64 dsq_id, u64 slice,
-			    u64 vtime, u64 enq_flags) __ksym;
-bool scx_bpf_consume(u64 dsq_id) __ksym;
 void scx_bpf_kick_cpu(s32 cpu, u64 flags) __ksym;
 s32 scx_bpf_dsq_nr_queued(u64 dsq_id) __ksym;
 bool scx_bpf_test_and_clear_cpu_idle(s32 cpu) __ksym;
@@ -34,17 +37,44 @@ s32 scx_bpf_task_cpu(const struct task_struct *p) __ksym;
 bool scx_bpf_task_running(const struct task_struct *p) __ksym;
 const struct cpumask *scx_bpf_get_idle_cpumask(void) __ksym;
 void scx_bpf_put_idle_cpumask(const struct cpumask *cpumask) __ksym;
+struct rq *scx_bpf_cpu_rq(s32 cpu) __ksym;
 void scx_bpf_exit_bstr(s64 exit_code, char *fmt, unsigned long long *data,
 		       u32 data__sz) __ksym;
 void scx_bpf_error_bstr(char *fmt, unsigned long long *data,
 			u32 data_len) __ksym;
 
+/*
+ * Renamed in 6.13: ___new is the current name, ___old the 6.12 one. (6.19
+ * adds a bool-returning scx_bpf_dsq_insert___v2; the void one stays.)
+ */
+void scx_bpf_dsq_insert___new(struct task_struct *p, u64 dsq_id, u64 slice,
+			      u64 enq_flags) __ksym __weak;
+void scx_bpf_dispatch___old(struct task_struct *p, u64 dsq_id, u64 slice,
+			    u64 enq_flags) __ksym __weak;
+void scx_bpf_dsq_insert_vtime___new(struct task_struct *p, u64 dsq_id,
+				    u64 slice, u64 vtime,
+				    u64 enq_flags) __ksym __weak;
+void scx_bpf_dispatch_vtime___old(struct task_struct *p, u64 dsq_id,
+				  u64 slice, u64 vtime,
+				  u64 enq_flags) __ksym __weak;
+bool scx_bpf_dsq_move_to_local___new(u64 dsq_id) __ksym __weak;
+bool scx_bpf_consume___old(u64 dsq_id) __ksym __weak;
+
 #define cs_create_dsq(id) scx_bpf_create_dsq((id), -1)
-#define cs_insert(p, dsq, slice, flags) \
-	scx_bpf_dispatch((p), (dsq), (slice), (flags))
-#define cs_insert_vtime(p, dsq, slice, vtime, flags) \
-	scx_bpf_dispatch_vtime((p), (dsq), (slice), (vtime), (flags))
-#define cs_move_to_local(dsq) scx_bpf_consume(dsq)
+#define cs_insert(p, dsq, slice, flags)                                   \
+	(bpf_ksym_exists(scx_bpf_dsq_insert___new) ?                      \
+		 scx_bpf_dsq_insert___new((p), (dsq), (slice), (flags)) : \
+		 scx_bpf_dispatch___old((p), (dsq), (slice), (flags)))
+#define cs_insert_vtime(p, dsq, slice, vtime, flags)                     \
+	(bpf_ksym_exists(scx_bpf_dsq_insert_vtime___new) ?               \
+		 scx_bpf_dsq_insert_vtime___new((p), (dsq), (slice),     \
+						(vtime), (flags)) :      \
+		 scx_bpf_dispatch_vtime___old((p), (dsq), (slice), (vtime), \
+					      (flags)))
+#define cs_move_to_local(dsq)                              \
+	(bpf_ksym_exists(scx_bpf_dsq_move_to_local___new) ? \
+		 scx_bpf_dsq_move_to_local___new(dsq) :      \
+		 scx_bpf_consume___old(dsq))
 #define cs_kick(cpu, flags) scx_bpf_kick_cpu((cpu), (flags))
 #define cs_nr_queued(dsq) scx_bpf_dsq_nr_queued(dsq)
 

@@ -37,6 +37,66 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } cs_ctl SEC(".maps");
 
+/* Written by BPF only: the cookie counter and the inheritance failures. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct cs_tag_seq);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} cs_tag_seq SEC(".maps");
+
+static struct cs_tag_seq *tag_seq(void)
+{
+	u32 zero = 0;
+
+	return bpf_map_lookup_elem(&cs_tag_seq, &zero);
+}
+
+/* Children that could not inherit at fork, and the counters. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH); /* preallocated: no allocation */
+	__uint(max_entries, CS_MAX_FORK_ORPHANS);
+	__type(key, u32);
+	__type(value, struct cs_orphan);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} cs_fork_orphan SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct cs_fork_stat);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} cs_fork_stat SEC(".maps");
+
+static struct cs_fork_stat *fork_stat(void)
+{
+	u32 zero = 0;
+
+	return bpf_map_lookup_elem(&cs_fork_stat, &zero);
+}
+
+/*
+ * Give @child the cookie of @parent (the thread that forks or clones it),
+ * as upstream's sched_core_fork() does. 0, or -ENOMEM if the child's
+ * storage could not be created.
+ */
+static int inherit_cookie(struct task_struct *parent, struct task_struct *child)
+{
+	struct cs_tag *mine, *theirs;
+
+	mine = bpf_task_storage_get(&cs_task_cookie, parent, NULL, 0);
+	if (!mine || !mine->cookie)
+		return 0;
+	theirs = bpf_task_storage_get(&cs_task_cookie, child, NULL,
+				      BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!theirs)
+		return -ENOMEM;
+	theirs->cookie = mine->cookie;
+	return 0;
+}
+
 static struct cs_ctl *tag_ctl(void)
 {
 	u32 zero = 0;

@@ -468,6 +468,19 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	}
 }
 
+/*
+ * Does sched_ext treat @cpu as online? A CPU coming up is active, so the
+ * kernel lets tasks wake on it, before its runqueue is online for
+ * sched_ext; meanwhile (and while one goes down) it runs what is queued on
+ * it without calling dispatch, so without a claim: never send work there.
+ */
+static bool scx_online(s32 cpu)
+{
+	struct rq *rq = scx_bpf_cpu_rq(cpu);
+
+	return rq && (BPF_CORE_READ(rq, scx.flags) & SCX_RQ_ONLINE);
+}
+
 /* Score an idle CPU for a task of @slot: 0 means unusable. */
 __attribute__((noinline)) int place_score(s32 cpu, u32 slot)
 {
@@ -475,6 +488,8 @@ __attribute__((noinline)) int place_score(s32 cpu, u32 slot)
 	int sib = sib_of(cpu), nr = nr_sibs(cpu);
 	u8 held = cs_core_slot(w, sib, nr);
 
+	if (!scx_online(cpu))
+		return 0;
 	if (cs_claim_verdict(w, sib, nr, slot, mode) != CS_CLAIM_OK)
 		return 0;
 	if (held == slot)
@@ -529,6 +544,20 @@ static s32 find_cpu(struct task_struct *p, u8 slot, s32 prev_cpu)
 	return pick_cpu(cands, prev_cpu, slot);
 }
 
+/* The lowest CPU of @allowed that is online for sched_ext, or @dflt. */
+__attribute__((noinline)) s32 any_online_cpu(u64 allowed, s32 dflt)
+{
+	s32 i;
+
+	bpf_for(i, 0, CS_MAX_CPUS) {
+		if ((u32)i >= nr_cpus)
+			break;
+		if ((allowed & (1ULL << (i & 63))) && scx_online(i))
+			return i;
+	}
+	return dflt;
+}
+
 s32 BPF_STRUCT_OPS(cs_select_cpu, struct task_struct *p, s32 prev_cpu,
 		   u64 wake_flags)
 {
@@ -548,12 +577,15 @@ s32 BPF_STRUCT_OPS(cs_select_cpu, struct task_struct *p, s32 prev_cpu,
 	cpu = bpf_get_smp_processor_id();
 	if ((wake_flags & SCX_WAKE_SYNC) && cpu < CS_MAX_CPUS &&
 	    (BPF_CORE_READ(p, cpus_ptr, bits[0]) & (1ULL << cpu)) &&
-	    cs_next(core_read(cpu), sib_of(cpu)) == slot)
+	    cs_next(core_read(cpu), sib_of(cpu)) == slot && scx_online(cpu))
 		return cpu;
 	cpu = find_cpu(p, slot, prev_cpu);
 	if (cpu >= 0 && scx_bpf_test_and_clear_cpu_idle(cpu))
 		return cpu;
-	return prev_cpu;
+	if (scx_online(prev_cpu))
+		return prev_cpu;
+	/* Not onto a CPU that is coming up or going down (scx_online). */
+	return any_online_cpu(BPF_CORE_READ(p, cpus_ptr, bits[0]), prev_cpu);
 }
 
 void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
@@ -740,6 +772,36 @@ void BPF_STRUCT_OPS(cs_cpu_release, s32 cpu, struct scx_cpu_release_args *args)
 	kick_forced_siblings(cpu);
 }
 
+/*
+ * A task that could not inherit its parent's cookie at fork while no
+ * scheduler ran (no BPF LSM; tagging.bpf.c, task_newtask) gets it now,
+ * before it runs under us; failing fails the scheduler's load, loudly.
+ */
+static s32 adopt_orphan(struct task_struct *p)
+{
+	struct cs_fork_stat *st = fork_stat();
+	struct cs_orphan *o;
+	struct cs_tag *tag;
+	u32 tid = p->pid;
+
+	if (!st || !st->orphans)
+		return 0;
+	o = bpf_map_lookup_elem(&cs_fork_orphan, &tid);
+	if (!o || o->start_ns != p->start_time)
+		return 0;
+	tag = bpf_task_storage_get(&cs_task_cookie, p, NULL,
+				   BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!tag) {
+		cs_error("cannot give task %d its parent's cookie %llx (task storage)",
+			 tid, o->cookie);
+		return -ENOMEM;
+	}
+	if (!tag->cookie)
+		tag->cookie = o->cookie;
+	bpf_map_delete_elem(&cs_fork_orphan, &tid);
+	return 0;
+}
+
 s32 BPF_STRUCT_OPS(cs_init_task, struct task_struct *p,
 		   struct scx_init_task_args *args)
 {
@@ -751,7 +813,28 @@ s32 BPF_STRUCT_OPS(cs_init_task, struct task_struct *p,
 		return -ENOMEM;
 	tctx->slot = CS_SLOT_NONE;
 	tctx->wslot = CS_SLOT_NONE;
-	return 0;
+	/*
+	 * A child gets its parent's cookie here too, inside copy_process(),
+	 * where a failure fails the fork: what the task_alloc LSM hook does
+	 * where BPF LSM runs, and the fail-closed path where it does not.
+	 */
+	if (args->fork)
+		return inherit_cookie(bpf_get_current_task_btf(), p);
+	return adopt_orphan(p);
+}
+
+/* An orphan record that outlived its task (tagged by us at fork after all). */
+static void forget_orphan(struct task_struct *p)
+{
+	struct cs_fork_stat *st = fork_stat();
+	struct cs_orphan *o;
+	u32 tid = p->pid;
+
+	if (!st || !st->orphans)
+		return;
+	o = bpf_map_lookup_elem(&cs_fork_orphan, &tid);
+	if (o && o->start_ns == p->start_time)
+		bpf_map_delete_elem(&cs_fork_orphan, &tid);
 }
 
 void BPF_STRUCT_OPS(cs_exit_task, struct task_struct *p,
@@ -766,6 +849,7 @@ void BPF_STRUCT_OPS(cs_exit_task, struct task_struct *p,
 		tctx->slot = CS_SLOT_NONE;
 	}
 	/* The per-task cookie lives in task storage and dies with the task. */
+	forget_orphan(p);
 }
 
 s32 BPF_STRUCT_OPS(cs_cgroup_init, struct cgroup *cgrp,

@@ -19,14 +19,23 @@
  *    cookie of the thread that forked or cloned it, as upstream's
  *    sched_core_fork() does. If its storage cannot be allocated the fork
  *    fails with ENOMEM (fail closed) and cs_tag_seq counts it. exec keeps it.
+ *    Where BPF LSM programs do not run, the task_newtask tracepoint does
+ *    the same, and the children it cannot tag are recorded for the
+ *    scheduler to tag before they run under it (src/cs_features.c has the
+ *    table of what runs on which kernel).
  *
  * 3. prctl. A kprobe on the prctl syscall answers PR_SCHED_CORE itself and
  *    overrides the syscall's return value (bpf_override_return), so the
  *    kernel's sched_core_share_pid() does not run. A call the kprobe does
  *    not see (a 32-bit prctl enters through another syscall entry point)
- *    is refused with EPERM by an LSM backstop on task_prctl. A BPF LSM program cannot
- *    do this: its 0 means "not handled", after which the kernel's own code
- *    runs. The answer follows sched_core_share_pid() check by check:
+ *    is refused with EPERM by an LSM backstop on task_prctl, and so is
+ *    every call when the handler is not attached (--prctl refuse, or a
+ *    kernel without CONFIG_BPF_KPROBE_OVERRIDE), where BPF LSM runs;
+ *    without it the kernel answers (EINVAL, as it then has no core
+ *    scheduling: cs_features.c). A BPF LSM program cannot
+ *    answer the call itself: its 0 means "not handled", after which the
+ *    kernel's own code runs. The answer follows sched_core_share_pid()
+ *    check by check:
  *
  *      ENODEV  the machine has no SMT
  *      EINVAL  scope > process group, command >= PR_SCHED_CORE_MAX,
@@ -106,14 +115,6 @@ int bpf_iter_task_new(struct bpf_iter_task *it, struct task_struct *task,
 struct task_struct *bpf_iter_task_next(struct bpf_iter_task *it) __ksym;
 void bpf_iter_task_destroy(struct bpf_iter_task *it) __ksym;
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, u32);
-	__type(value, struct cs_tag_seq);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} cs_tag_seq SEC(".maps");
-
 /* Odd, so n -> n * COOKIE_MIX is a bijection on 63 bits: ids never repeat. */
 #define COOKIE_MIX 0x9e3779b97f4a7c15ULL
 
@@ -122,6 +123,15 @@ const volatile bool smt_present = true;
 
 /* Tasks whose prctl goes to the kernel (the loader's own, while it adopts). */
 u32 bypass_tgid;
+
+/*
+ * The loader's probe that BPF LSM programs really run: attaching one
+ * succeeds even when "bpf" is not among the active LSMs, and it then
+ * never runs. The loader (probe_tgid) calls prctl(CS_LSM_PROBE), an
+ * option no kernel has; the backstop notes it and lets the kernel refuse.
+ */
+u32 probe_tgid;
+u32 lsm_probe_seen;
 
 /* How the last calls went, for tests and --verbose. */
 u64 nr_prctl_calls;
@@ -306,13 +316,6 @@ static void set_group(struct core_req *rq)
 	}
 }
 
-static struct cs_tag_seq *tag_seq(void)
-{
-	u32 zero = 0;
-
-	return bpf_map_lookup_elem(&cs_tag_seq, &zero);
-}
-
 /*
  * A cookie never handed out before: the n-th, scrambled (so that ids do
  * not look like small numbers that tools may confuse), bit 63 clear.
@@ -428,9 +431,13 @@ SEC("lsm/task_prctl")
 int BPF_PROG(cs_prctl_backstop, int option, unsigned long arg2,
 	     unsigned long arg3, unsigned long arg4, unsigned long arg5)
 {
+	u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (option == CS_LSM_PROBE && probe_tgid && tgid == probe_tgid)
+		lsm_probe_seen = 1;
 	if (option != PR_SCHED_CORE)
 		return 0;
-	if (bypass_tgid && (bpf_get_current_pid_tgid() >> 32) == bypass_tgid)
+	if (bypass_tgid && tgid == bypass_tgid)
 		return 0;
 	__sync_fetch_and_add(&nr_prctl_backstops, 1);
 	return -EPERM;
@@ -456,26 +463,52 @@ int BPF_PROG(cs_cgroup_gone, struct cgroup *cgrp, const char *path)
 	return 0;
 }
 
-/* A child gets the cookie of the thread that creates it (fork and clone). */
+/* With BPF LSM: in copy_process(), where a failure fails the fork. */
 SEC("lsm/task_alloc")
 int BPF_PROG(cs_inherit, struct task_struct *task, unsigned long clone_flags)
 {
-	struct task_struct *cur = current_task();
-	struct cs_tag *mine, *child;
 	struct cs_tag_seq *seq;
 
-	mine = bpf_task_storage_get(&cs_task_cookie, cur, NULL, 0);
-	if (!mine || !mine->cookie)
+	if (!inherit_cookie(current_task(), task))
 		return 0;
-	child = bpf_task_storage_get(&cs_task_cookie, task, NULL,
-				     BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!child) {
-		seq = tag_seq();
-		if (seq)
-			__sync_fetch_and_add(&seq->inherit_failures, 1);
-		return -ENOMEM;
+	seq = tag_seq();
+	if (seq)
+		__sync_fetch_and_add(&seq->inherit_failures, 1);
+	return -ENOMEM;
+}
+
+/*
+ * Without BPF LSM: the task_newtask tracepoint, in copy_process() for
+ * every child (fork, clone, io_uring and vhost workers), before it can be
+ * woken. It cannot fail the fork, and its task-storage helper can also
+ * fail when another task on this CPU is inside a task-storage operation.
+ * A child it could not tag is recorded in cs_fork_orphan (preallocated),
+ * and the scheduler gives it its cookie before it runs under sched_ext
+ * (coresched.bpf.c, init_task); while a scheduler runs, its init_task
+ * has already tagged the child (and can fail the fork). Small window:
+ * the child is already findable by pid here, so a SHARE_TO racing with
+ * this hook can be overwritten by the inherited cookie.
+ */
+SEC("tp_btf/task_newtask")
+int BPF_PROG(cs_inherit_tp, struct task_struct *task, u64 clone_flags)
+{
+	struct task_struct *parent = current_task();
+	struct cs_orphan o = { .start_ns = task->start_time };
+	struct cs_fork_stat *st = fork_stat();
+	struct cs_tag *mine;
+	u32 tid = task->pid;
+
+	if (!inherit_cookie(parent, task))
+		return 0;
+	mine = bpf_task_storage_get(&cs_task_cookie, parent, NULL, 0);
+	o.cookie = mine ? mine->cookie : 0;
+	if (!o.cookie || bpf_map_update_elem(&cs_fork_orphan, &tid, &o, BPF_ANY)) {
+		if (st)
+			__sync_fetch_and_add(&st->lost, 1);
+		return 0;
 	}
-	child->cookie = mine->cookie;
+	if (st)
+		__sync_fetch_and_add(&st->orphans, 1);
 	return 0;
 }
 

@@ -5,8 +5,13 @@
 # cache it outside the clone, keyed by its inputs (source package version,
 # config fragment, build recipe), so fresh clones on this machine reuse it.
 #
-#   kernel/build.sh          build if not cached, print the cache directory
-#   kernel/build.sh --dir    print the cache directory only (no build)
+#   kernel/build.sh [--variant V]        build if not cached, print the
+#                                        cache directory
+#   kernel/build.sh [--variant V] --dir  print the cache directory only
+#
+# A variant V merges kernel/V.fragment after config.fragment: 'nocore' is
+# the same kernel without CONFIG_SCHED_CORE, for the tests of kernels that
+# lack the kernel's own core scheduling (as Debian's own 6.12 kernels do).
 #
 # The cache lives in $SCX_CACHE_DIR (default: /var/cache/scx_coresched, or
 # ~/.cache/scx_coresched for non-root users). A kernel directory holds
@@ -15,6 +20,21 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 fragment="$here/config.fragment"
+variant=
+dir_only=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--variant)
+		variant=${2:?--variant needs a name}
+		case "$variant" in
+		*[!a-z0-9_-]* | "") echo "kernel/build.sh: bad variant name '$variant'" >&2; exit 2 ;;
+		esac
+		shift 2
+		;;
+	--dir) dir_only=1; shift ;;
+	*) echo "kernel/build.sh: unknown argument '$1' (use [--variant NAME] [--dir])" >&2; exit 2 ;;
+	esac
+done
 tarball=/usr/src/linux-source-6.12.tar.xz
 
 if [ -z "${SCX_CACHE_DIR:-}" ]; then
@@ -30,16 +50,27 @@ die() {
 	exit 1
 }
 
+fragments=("$fragment")
+if [ -n "$variant" ]; then
+	[ -f "$here/$variant.fragment" ] ||
+		die "no variant '$variant' (kernel/$variant.fragment does not exist)"
+	fragments+=("$here/$variant.fragment")
+fi
+
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) ||
 	die "linux-source-6.12 is not installed; run 'make deps' first"
 [ -f "$tarball" ] || die "$tarball is missing; run 'make deps' (reinstall linux-source-6.12)"
 
 # Bump recipe when a change to this script changes the kernel it produces.
 recipe=1
-key=$( (echo "$srcver recipe $recipe"; cat "$fragment") | sha256sum | cut -c1-16)
-out="$SCX_CACHE_DIR/kernel/6.12-$key"
+# The default kernel's key covers config.fragment only (unchanged by the
+# variants); a variant's key also covers its name and fragment.
+key=$( (echo "$srcver recipe $recipe"; cat "$fragment"
+	[ -z "$variant" ] || { echo "variant $variant"; cat "${fragments[1]}"; }) |
+	sha256sum | cut -c1-16)
+out="$SCX_CACHE_DIR/kernel/6.12-$key${variant:+-$variant}"
 
-if [ "${1:-}" = "--dir" ]; then
+if [ $dir_only = 1 ]; then
 	echo "$out"
 	exit 0
 fi
@@ -66,23 +97,30 @@ src="$work/linux-source-6.12"
 	make tinyconfig
 	# merge_config.sh merges the fragments and runs olddefconfig.
 	./scripts/kconfig/merge_config.sh -m .config \
-		kernel/configs/kvm_guest.config "$fragment"
+		kernel/configs/kvm_guest.config "${fragments[@]}"
 	make olddefconfig
 ) >"$log" 2>&1 || die "configuration failed, see $log"
 
-# Every line of the fragment must have survived the dependency solver,
-# otherwise the kernel silently lacks something the tests rely on.
+# Every line of the fragments must have survived the dependency solver,
+# otherwise the kernel silently lacks something the tests rely on. A later
+# fragment's line overrides an earlier one's.
 missing=0
 while IFS= read -r line; do
 	case "$line" in
-	CONFIG_*=*)
-		grep -qx "$line" "$src/.config" || {
-			echo "kernel: fragment line not in final config: $line" >&2
+	CONFIG_*=* | "# CONFIG_"*" is not set")
+		name=${line#\# }
+		name=${name%%[= ]*}
+		want=$(grep -hE "^(# )?$name[= ]" "${fragments[@]}" | tail -n 1)
+		grep -qxF "$want" "$src/.config" || {
+			case "$want" in
+			"# "*) ! grep -q "^$name=" "$src/.config" && continue ;;
+			esac
+			echo "kernel: fragment line not in final config: $want" >&2
 			missing=1
 		}
 		;;
 	esac
-done <"$fragment"
+done < <(cat "${fragments[@]}")
 [ $missing = 0 ] || die "config fragment not satisfied, see $src/.config"
 
 start=$(date +%s)

@@ -42,7 +42,8 @@ static void usage(void)
 	       " %1$s cgroup get PATH [--json]\n"
 	       " %1$s cgroup share SRC DST\n"
 	       " %1$s policy check [FILE]\n"
-	       " %1$s policy show [--policy FILE] [--pid PID | PATH]\n",
+	       " %1$s policy show [--policy FILE] [--pid PID | PATH]\n"
+	       " %1$s stats [--json | --prometheus]\n",
 	       prog);
 	printf("\nManage core scheduling cookies of tasks and cgroups: tasks with\n"
 	       "different cookies never run at the same time on the SMT siblings of\n"
@@ -62,7 +63,9 @@ static void usage(void)
 	       "            share gives DST the cookie of SRC\n"
 	       " policy   the tagging policy of scx_coresched: check validates a\n"
 	       "            policy file; show tells which rule gives a task or\n"
-	       "            cgroup its cookie, or why it has none\n");
+	       "            cgroup its cookie, or why it has none\n"
+	       " stats    the running scx_coresched's statistics of its last\n"
+	       "            interval, as text, JSON or Prometheus text format\n");
 	printf("\nOptions:\n"
 	       " -s, --source <PID>       the PID to take the cookie from; default:\n"
 	       "                            %s itself\n"
@@ -626,6 +629,8 @@ int main(int argc, char **argv)
 	int rc, err;
 
 	prog = program_invocation_short_name;
+	if (argc > 1 && !strcmp(argv[1], "stats")) /* stats hook */
+		return ctl_stats(argc - 1, argv + 1, prog);
 	switch (ctl_parse(argc, argv, &a, msg, sizeof(msg))) {
 	case CTL_PARSE_OK:
 		break;

@@ -78,4 +78,10 @@ bool ctl_cgroup_path(const char *arg, char *buf, size_t len);
  */
 int ctl_policy(int argc, char **argv, const char *prog);
 
+/*
+ * coreschedctl stats [--json|--prometheus] (coreschedctl_stats.c): @argv
+ * starts at "stats"; returns the exit status.
+ */
+int ctl_stats(int argc, char **argv, const char *prog);
+
 #endif /* __CORESCHEDCTL_H */

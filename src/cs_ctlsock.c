@@ -911,8 +911,7 @@ static void *serve(void *arg)
 
 /* --- The socket ------------------------------------------------------------ */
 
-/* Create or check CS_CTL_DIR: root's, writable by root only, searchable. */
-static int open_run_dir(char *err, size_t len)
+int cs_open_run_dir(char *err, size_t len)
 {
 	struct stat st;
 	int fd;
@@ -991,7 +990,7 @@ static int make_socket(char *err, size_t len)
 {
 	int dfd, fd = -1;
 
-	dfd = open_run_dir(err, len);
+	dfd = cs_open_run_dir(err, len);
 	if (dfd < 0)
 		return -1;
 	if (!clear_old_socket(dfd, err, len))

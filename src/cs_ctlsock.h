@@ -40,4 +40,10 @@ void cs_ctlsock_start(int verbose);
 /* Stop the server and remove the socket (also run at exit). */
 void cs_ctlsock_stop(void);
 
+/*
+ * Create or check CS_CTL_DIR: root's, writable by root only, searchable
+ * (0755). Returns an O_DIRECTORY fd, or -1 with a message in @err.
+ */
+int cs_open_run_dir(char *err, size_t len);
+
 #endif /* __CS_CTLSOCK_H */

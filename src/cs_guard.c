@@ -123,6 +123,12 @@ pid_t cs_guard_start(int *fd)
 		return -1;
 	}
 	if (pid == 0) {
+		/*
+		 * The guard keeps the loader's other descriptors on purpose:
+		 * among them the scheduler's struct_ops link, so after a
+		 * SIGKILL of the loader the scheduler stays attached, and
+		 * isolating, until the guard has switched SMT off and exits.
+		 */
 		close(p[1]);
 		guard_main(p[0]);
 	}

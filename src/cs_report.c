@@ -133,6 +133,83 @@ static void print_json(FILE *f, const struct cs_topo *t,
 	fflush(f);
 }
 
+/* A Prometheus label value: backslash, double quote and newline escaped. */
+static void prom_label(FILE *f, const char *v)
+{
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"')
+			fputc('\\', f);
+		if (*v == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*v, f);
+	}
+}
+
+static void prom_head(FILE *f, const char *name, const char *help)
+{
+	fprintf(f, "# HELP scx_coresched_%s %s\n# TYPE scx_coresched_%s gauge\n",
+		name, help, name);
+}
+
+void cs_interval_print_prom(FILE *f, const struct cs_topo *t,
+			    const struct cs_snapshot *b,
+			    const struct cs_interval *iv, double unix_time)
+{
+	static const struct {
+		const char *name, *help;
+	} per_cookie[] = {
+		{ "cookie_share_percent", "Share of charged core time in the interval." },
+		{ "cookie_run_ms", "Run time in the interval." },
+		{ "cookie_forced_idle_caused_ms", "Sibling forced idle the cookie caused in the interval." },
+	};
+	char name[300];
+	int core, s, m, i;
+
+	prom_head(f, "stats_timestamp_seconds", "When these figures were written (Unix time).");
+	fprintf(f, "scx_coresched_stats_timestamp_seconds %.3f\n", unix_time);
+	prom_head(f, "interval_seconds", "Length of the interval the figures cover.");
+	fprintf(f, "scx_coresched_interval_seconds %.3f\n", iv->secs);
+	prom_head(f, "forced_idle_percent", "Forced idle as % of all CPU time in the interval.");
+	fprintf(f, "scx_coresched_forced_idle_percent %.3f\n", iv->forced_idle_pct);
+	prom_head(f, "core_forced_idle_percent", "Forced idle as % of the core's CPU time in the interval.");
+	for (core = 0; core < t->nr_cores; core++) {
+		fprintf(f, "scx_coresched_core_forced_idle_percent{core=\"%d\",cpus=\"", core);
+		for (i = 0; i < t->core_nr[core]; i++)
+			fprintf(f, "%s%d", i ? "," : "", t->core_cpu[core][i]);
+		fprintf(f, "\"} %.3f\n", iv->core_forced_idle_pct[core]);
+	}
+	for (m = 0; m < 3; m++) {
+		prom_head(f, per_cookie[m].name, per_cookie[m].help);
+		for (s = 0; s < CS_NR_SLOTS; s++) {
+			double v = m == 0 ? iv->share_pct[s] :
+				   m == 1 ? iv->run_ms[s] : iv->forced_idle_caused_ms[s];
+
+			if (!iv->active[s])
+				continue;
+			cs_cookie_name(b->slot[s].cookie, name, sizeof(name));
+			fprintf(f, "scx_coresched_%s{cookie=\"0x%016llx\",name=\"",
+				per_cookie[m].name,
+				(unsigned long long)b->slot[s].cookie);
+			prom_label(f, name);
+			fprintf(f, "\"} %.3f\n", v);
+		}
+	}
+	prom_head(f, "cookie_switches_per_second", "Cookie switches per second in the interval.");
+	fprintf(f, "scx_coresched_cookie_switches_per_second %.1f\n", iv->switches_per_s);
+	prom_head(f, "kicks_per_second", "Sibling kicks per second in the interval.");
+	fprintf(f, "scx_coresched_kicks_per_second %.1f\n", iv->kicks_per_s);
+	prom_head(f, "max_wait_ms", "Worst enqueue-to-run wait in the interval.");
+	fprintf(f, "scx_coresched_max_wait_ms %.3f\n", iv->max_wait_ms);
+	prom_head(f, "transit_retries", "Claims retried while a sibling was switching, in the interval.");
+	fprintf(f, "scx_coresched_transit_retries %llu\n",
+		(unsigned long long)iv->transit_retries);
+	prom_head(f, "unclaimed_runs", "Runs without a matching claim (load transition), in the interval.");
+	fprintf(f, "scx_coresched_unclaimed_runs %llu\n",
+		(unsigned long long)iv->unclaimed_runs);
+	fflush(f);
+}
+
 void cs_interval_print(FILE *f, const struct cs_topo *t,
 		       const struct cs_snapshot *b,
 		       const struct cs_interval *iv, bool json)

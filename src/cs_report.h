@@ -42,4 +42,13 @@ void cs_interval_print(FILE *f, const struct cs_topo *t,
 		       const struct cs_snapshot *b,
 		       const struct cs_interval *iv, bool json);
 
+/*
+ * Print one interval in the Prometheus text exposition format (what
+ * node_exporter's textfile collector reads): one gauge per figure, per
+ * core and per cookie; @unix_time is the time of the figures.
+ */
+void cs_interval_print_prom(FILE *f, const struct cs_topo *t,
+			    const struct cs_snapshot *b,
+			    const struct cs_interval *iv, double unix_time);
+
 #endif /* __CS_REPORT_H */

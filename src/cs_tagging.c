@@ -20,10 +20,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "coresched.h"
 #include "cs_common.h"
+#include "cs_features.h"
 #include "cs_tagging.h"
 
 typedef __u8 u8;
@@ -106,19 +108,106 @@ int cs_pin_over(struct bpf_link *link, const char *name, char *err, size_t len)
 	return 0;
 }
 
-static int attach_all(struct tagging *skel, struct bpf_link **prctl,
-		      struct bpf_link **fork, char *err, size_t len)
+/* Remove the pin @name, if any: its link detaches. 0, or -1 with a message. */
+static int cs_unpin(const char *name, char *err, size_t len)
 {
-	*prctl = bpf_program__attach(skel->progs.cs_prctl);
-	if (!*prctl)
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", CS_PIN_DIR, name);
+	if (unlink(path) && errno != ENOENT)
+		return cs_fail(err, len, "cannot remove %s: %s", path,
+			       strerror(errno));
+	return 0;
+}
+
+/* Does the kernel's BTF have struct @st with member @member? */
+static bool btf_has_member(const struct btf *btf, const char *st,
+			   const char *member)
+{
+	const struct btf_member *m;
+	const struct btf_type *t;
+	int id, i;
+
+	id = btf__find_by_name_kind(btf, st, BTF_KIND_STRUCT);
+	if (id < 0)
+		return false;
+	t = btf__type_by_id(btf, id);
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++, m++)
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), member))
+			return true;
+	return false;
+}
+
+/*
+ * What the kernel was built with: kprobe override, its own core
+ * scheduling, BPF LSM support (*@lsm_built; whether BPF LSM programs
+ * really run is probed once they are loaded, probe_bpf_lsm()). A probe
+ * that cannot answer is an error, never a guess: guessing "no own core
+ * scheduling" would drop the backstop. 0, or -1 with a message.
+ */
+static int probe_kernel(struct cs_features *f, bool *lsm_built, char *err,
+			size_t len)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	int ret;
+
+	if (!btf)
 		return cs_fail(err, len,
-			    "cannot attach the prctl(PR_SCHED_CORE) handler to the prctl syscall: %s; the kernel needs CONFIG_KPROBES, CONFIG_FUNCTION_ERROR_INJECTION and CONFIG_BPF_KPROBE_OVERRIDE",
-			    strerror(errno));
-	*fork = bpf_program__attach_lsm(skel->progs.cs_inherit);
+			       "cannot read the kernel's BTF (/sys/kernel/btf/vmlinux): %s; the kernel needs CONFIG_DEBUG_INFO_BTF",
+			       strerror(errno));
+	f->kernel_core = btf_has_member(btf, "task_struct", "core_cookie");
+	*lsm_built = btf__find_by_name_kind(btf, "bpf_lsm_task_alloc",
+					    BTF_KIND_FUNC) > 0;
+	btf__free(btf);
+	ret = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
+				      BPF_FUNC_override_return, NULL);
+	if (ret < 0)
+		return cs_fail(err, len,
+			       "cannot probe whether kprobes may override a return value: %s",
+			       strerror(-ret));
+	f->override = ret == 1;
+	return 0;
+}
+
+/*
+ * Do BPF LSM programs run? Attaching one succeeds even when "bpf" is not
+ * among the active LSMs, and then it never runs: call prctl() with an
+ * option no kernel has, and see whether the backstop (attached, not yet
+ * pinned) saw it.
+ */
+static bool probe_bpf_lsm(struct tagging *skel)
+{
+	skel->bss->lsm_probe_seen = 0;
+	skel->bss->probe_tgid = getpid();
+	prctl(CS_LSM_PROBE, 0, 0, 0, 0); /* EINVAL from the kernel */
+	skel->bss->probe_tgid = 0;
+	return skel->bss->lsm_probe_seen;
+}
+
+/* Attach what @plan asks for; NULL links for what it does not. */
+static int attach_plan(struct tagging *skel, const struct cs_tagging_plan *plan,
+		       struct bpf_link **prctl, struct bpf_link **fork,
+		       char *err, size_t len)
+{
+	if (plan->handler) {
+		*prctl = bpf_program__attach(skel->progs.cs_prctl);
+		if (!*prctl)
+			return cs_fail(err, len,
+				       "cannot attach the prctl(PR_SCHED_CORE) handler to the prctl syscall: %s; the kernel needs CONFIG_KPROBES, CONFIG_FUNCTION_ERROR_INJECTION and CONFIG_BPF_KPROBE_OVERRIDE",
+				       strerror(errno));
+	}
+	*fork = bpf_program__attach(plan->inherit_tp ?
+					    skel->progs.cs_inherit_tp :
+					    skel->progs.cs_inherit);
 	if (!*fork)
 		return cs_fail(err, len,
-			    "cannot attach the fork hook (LSM task_alloc): %s; the kernel needs CONFIG_BPF_LSM=y and 'bpf' in its active LSMs (/sys/kernel/security/lsm, or lsm= on the kernel command line)",
-			    strerror(errno));
+			       "cannot attach the fork hook (%s): %s; the kernel needs %s",
+			       plan->inherit_tp ? "tracepoint task_newtask" :
+						  "LSM task_alloc",
+			       strerror(errno),
+			       plan->inherit_tp ? "CONFIG_BPF_EVENTS" :
+						  "CONFIG_BPF_LSM");
 	return 0;
 }
 
@@ -202,36 +291,86 @@ static int adopt_kernel_cookies(struct tagging *skel, char *err, size_t len)
 	return n;
 }
 
-int cs_tagging_install(bool smt_present, int verbose, int *adopted, char *err,
-		       size_t len)
+/*
+ * Load the tagging programs, probe the kernel, choose the plan and attach
+ * what it asks for, with the backstop attached (unpinned) as early as the
+ * kernel allows. Returns the loaded skeleton, or NULL with a message.
+ */
+static struct tagging *load_and_plan(bool smt_present, enum cs_prctl_want want,
+				     int verbose, struct cs_tagging_plan *plan,
+				     struct bpf_link **backstop, char *err,
+				     size_t len)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .pin_root_path = CS_PIN_DIR,
 		    .kernel_log_level = verbose >= 2 ? 4 : 0);
+	struct cs_features f = { 0 };
+	struct tagging *skel;
+	bool lsm_built = false;
+	int ret;
+
+	if (probe_kernel(&f, &lsm_built, err, len))
+		return NULL;
+	skel = tagging__open_opts(&opts);
+	if (!skel) {
+		cs_fail(err, len, "cannot open the tagging programs: %s",
+			strerror(errno));
+		return NULL;
+	}
+	skel->rodata->smt_present = smt_present;
+	/* Programs this kernel cannot load stay out. */
+	bpf_program__set_autoload(skel->progs.cs_prctl,
+				  f.override && want == CS_PRCTL_SERVE);
+	bpf_program__set_autoload(skel->progs.cs_inherit, lsm_built);
+	bpf_program__set_autoload(skel->progs.cs_prctl_backstop, lsm_built);
+	ret = tagging__load(skel);
+	if (ret) {
+		cs_fail(err, len,
+			"cannot load the tagging programs (%s); if %s holds maps of an older version, stop every scx_coresched and remove it: rm -rf %s (tags are lost)",
+			strerror(-ret), CS_PIN_DIR, CS_PIN_DIR);
+		goto fail;
+	}
+	f.bpf_lsm = false;
+	if (lsm_built) {
+		*backstop = bpf_program__attach_lsm(
+			skel->progs.cs_prctl_backstop);
+		if (!*backstop) {
+			cs_fail(err, len,
+				"cannot attach the prctl backstop (LSM task_prctl): %s",
+				strerror(errno));
+			goto fail;
+		}
+		f.bpf_lsm = probe_bpf_lsm(skel);
+	}
+	if (verbose)
+		fprintf(stderr,
+			"scx_coresched: kernel: kprobe override %s, BPF LSM %s, own core scheduling %s\n",
+			f.override ? "yes" : "no",
+			f.bpf_lsm ? "active" : lsm_built ? "built, not active" : "no",
+			f.kernel_core ? "yes" : "no");
+	if (cs_plan_tagging(&f, want, plan, err, len))
+		goto fail;
+	return skel;
+fail:
+	bpf_link__destroy(*backstop);
+	*backstop = NULL;
+	tagging__destroy(skel);
+	return NULL;
+}
+
+int cs_tagging_install(bool smt_present, enum cs_prctl_want want, int verbose,
+		       int *adopted, struct cs_tagging_plan *plan, char *err,
+		       size_t len)
+{
 	struct bpf_link *prctl = NULL, *fork = NULL, *backstop = NULL;
 	struct bpf_link *rmdir = NULL;
 	struct tagging *skel;
 	int ret;
 
-	skel = tagging__open_opts(&opts);
+	skel = load_and_plan(smt_present, want, verbose, plan, &backstop, err,
+			     len);
 	if (!skel)
-		return cs_fail(err, len, "cannot open the tagging programs: %s",
-			    strerror(errno));
-	skel->rodata->smt_present = smt_present;
-	ret = tagging__load(skel);
-	if (ret) {
-		cs_fail(err, len,
-		     "cannot load the tagging programs (%s); if %s holds maps of an older version, stop every scx_coresched and remove it: rm -rf %s (tags are lost)",
-		     strerror(-ret), CS_PIN_DIR, CS_PIN_DIR);
-		goto out;
-	}
-	ret = attach_all(skel, &prctl, &fork, err, len);
-	if (!ret) {
-		backstop = bpf_program__attach_lsm(skel->progs.cs_prctl_backstop);
-		if (!backstop)
-			ret = cs_fail(err, len,
-				      "cannot attach the prctl backstop (LSM task_prctl): %s",
-				      strerror(errno));
-	}
+		return -1;
+	ret = attach_plan(skel, plan, &prctl, &fork, err, len);
 	if (!ret) {
 		rmdir = bpf_program__attach(skel->progs.cs_cgroup_gone);
 		if (!rmdir)
@@ -243,16 +382,22 @@ int cs_tagging_install(bool smt_present, int verbose, int *adopted, char *err,
 		ret = cs_pin_over(rmdir, CS_LINK_RMDIR, err, len);
 	/* The backstop first: no moment with a handler but no backstop. */
 	if (!ret)
-		ret = cs_pin_over(backstop, CS_LINK_BACKSTOP, err, len);
+		ret = plan->backstop ?
+			      cs_pin_over(backstop, CS_LINK_BACKSTOP, err, len) :
+			      cs_unpin(CS_LINK_BACKSTOP, err, len);
 	if (!ret)
-		ret = cs_pin_over(prctl, CS_LINK_PRCTL, err, len);
+		ret = plan->handler ?
+			      cs_pin_over(prctl, CS_LINK_PRCTL, err, len) :
+			      cs_unpin(CS_LINK_PRCTL, err, len);
 	if (!ret)
 		ret = cs_pin_over(fork, CS_LINK_FORK, err, len);
 	/* Pinned: the kernel keeps them attached after we let go. */
 	if (!ret) {
-		bpf_link__disconnect(prctl);
+		if (plan->handler)
+			bpf_link__disconnect(prctl);
+		if (plan->backstop)
+			bpf_link__disconnect(backstop);
 		bpf_link__disconnect(fork);
-		bpf_link__disconnect(backstop);
 		bpf_link__disconnect(rmdir);
 	}
 	/* Our handler answers prctl from now on: no new kernel cookies. */
@@ -260,7 +405,6 @@ int cs_tagging_install(bool smt_present, int verbose, int *adopted, char *err,
 		*adopted = adopt_kernel_cookies(skel, err, len);
 		ret = *adopted < 0;
 	}
-out:
 	bpf_link__destroy(prctl);
 	bpf_link__destroy(fork);
 	bpf_link__destroy(backstop);
@@ -298,6 +442,19 @@ int cs_tagging_uninstall(char *err, size_t len)
 		return cs_fail(err, len, "cannot remove %s: %s", CS_PIN_DIR,
 			    strerror(errno));
 	return 0;
+}
+
+__u64 cs_fork_lost(void)
+{
+	int fd = cs_open_pinned_map(CS_MAP_FORK_STAT);
+	struct cs_fork_stat st = { 0 };
+	__u32 zero = 0;
+
+	if (fd >= 0) {
+		bpf_map_lookup_elem(fd, &zero, &st);
+		close(fd);
+	}
+	return st.lost;
 }
 
 int cs_prune_cgroup_tags(void)

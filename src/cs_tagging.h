@@ -9,6 +9,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <linux/types.h>
+
+#include "cs_features.h"
 
 /*
  * Create CS_PIN_DIR (root, 0700) or check that the existing one, and
@@ -26,14 +29,17 @@ struct bpf_link;
 int cs_pin_over(struct bpf_link *link, const char *name, char *err, size_t len);
 
 /*
- * Load the tagging programs, attach them and pin their links under
- * CS_PIN_DIR, replacing the links of an earlier instance; then adopt the
- * tasks that hold cookies of the kernel's own core scheduling (*@adopted
- * says how many) and make sure it is disabled. @smt_present: the machine
- * has SMT (prctl answers ENODEV otherwise). Returns 0, or -1 with a
- * message in @err.
+ * Probe what the kernel offers (cs_features.h), choose the plan for @want
+ * (*@plan), load the tagging programs, attach what the plan asks for and
+ * pin their links under CS_PIN_DIR, replacing (or removing) the links of
+ * an earlier instance; then adopt the tasks that hold cookies of the
+ * kernel's own core scheduling (*@adopted says how many) and make sure it
+ * is disabled. @smt_present: the machine has SMT (prctl answers ENODEV
+ * otherwise). Returns 0, or -1 with a message in @err (nothing is
+ * attached if the kernel allows no plan).
  */
-int cs_tagging_install(bool smt_present, int verbose, int *adopted, char *err,
+int cs_tagging_install(bool smt_present, enum cs_prctl_want want, int verbose,
+		       int *adopted, struct cs_tagging_plan *plan, char *err,
 		       size_t len);
 
 /*
@@ -42,6 +48,13 @@ int cs_tagging_install(bool smt_present, int verbose, int *adopted, char *err,
  * Refuses while scx_coresched runs. 0, or -1 with a message in @err.
  */
 int cs_tagging_uninstall(char *err, size_t len);
+
+/*
+ * How many children of tagged tasks could neither inherit their parent's
+ * cookie at fork nor be recorded for the scheduler to tag (cs_fork_stat;
+ * only possible without BPF LSM, see cs_features.h).
+ */
+__u64 cs_fork_lost(void);
 
 /*
  * Forget the tags of cgroups removed while no scheduler ran (the

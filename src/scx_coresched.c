@@ -25,6 +25,7 @@
 #include "cs_policy.h"
 #include "cs_policy_apply.h" /* policy hook */
 #include "cs_report.h"
+#include "cs_statsfile.h"
 #include "cs_tagging.h"
 #include "cs_topo.h"
 
@@ -60,6 +61,10 @@ static const char usage[] =
 	"                       the moment isolation ends, and on again once it is back.\n"
 	"                       A guard process covers a SIGKILL of this process.\n"
 	"      --no-restart     exit after an ejection instead of loading again\n"
+	"      --prctl MODE     serve (default): answer prctl(PR_SCHED_CORE) as the\n"
+	"                       kernel's core scheduling does (util-linux coresched,\n"
+	"                       cloud-hypervisor); refuse: fail it with EPERM, so\n"
+	"                       only coreschedctl and the policy give cookies\n"
 	"  -p, --policy FILE    tag cgroups as FILE says (default " CS_POLICY_DEFAULT ",\n"
 	"                       if it exists): existing ones at start, new ones\n"
 	"                       when they are created; see coreschedctl policy check\n"
@@ -73,7 +78,9 @@ static const char usage[] =
 	"\n"
 	"Statistics: forced idle as % of CPU time (total and per core), each\n"
 	"cookie's share of charged core time, cookie switches/s, sibling kicks/s\n"
-	"and the worst enqueue-to-run wait in the interval.\n"
+	"and the worst enqueue-to-run wait in the interval. Those of the last\n"
+	"interval (SECS, or 1 s without --stats) are also in " CS_CTL_DIR "/stats,\n"
+	"stats.json and stats.prom (Prometheus): see coreschedctl stats.\n"
 	"\n"
 	"If the kernel ejects the scheduler (an error, the watchdog, sysrq-S), it is\n"
 	"loaded again at once, then after growing delays (up to 8 s) if it keeps\n"
@@ -123,6 +130,7 @@ struct opts {
 	bool restart;
 	bool uninstall;
 	const char *policy; /* --policy; NULL: the default file, if any */
+	enum cs_prctl_want prctl; /* --prctl */
 };
 
 static void parse_opts(int argc, char **argv, struct opts *o)
@@ -133,6 +141,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "slice-us", required_argument, NULL, 's' },
 		{ "fail-mode", required_argument, NULL, 'f' },
 		{ "no-restart", no_argument, NULL, 'R' },
+		{ "prctl", required_argument, NULL, 'P' },
 		{ "uninstall", no_argument, NULL, 'U' },
 		{ "policy", required_argument, NULL, 'p' }, /* policy hook */
 		{ "stats", required_argument, NULL, 'S' },
@@ -175,6 +184,14 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'U':
 			o->uninstall = true;
+			break;
+		case 'P':
+			if (!strcmp(optarg, "serve"))
+				o->prctl = CS_PRCTL_SERVE;
+			else if (!strcmp(optarg, "refuse"))
+				o->prctl = CS_PRCTL_REFUSE;
+			else
+				die("--prctl '%s': use serve or refuse", optarg);
 			break;
 		case 'p': /* policy hook */
 			o->policy = optarg;
@@ -399,11 +416,11 @@ static enum run_end sched_wait(struct sched *s, const struct opts *o,
 			continue;
 		}
 		next = now + (__u64)wait_ms * 1000000;
-		if (o->stats_secs <= 0)
-			continue;
 		snapshot(s->skel, cur);
 		cs_interval_compute(topo, prev, cur, &iv);
-		cs_interval_print(stdout, topo, cur, &iv, o->json);
+		if (o->stats_secs > 0)
+			cs_interval_print(stdout, topo, cur, &iv, o->json);
+		cs_stats_publish(topo, cur, &iv); /* coreschedctl stats */
 		*prev = *cur;
 	}
 	free(prev);
@@ -447,6 +464,7 @@ static unsigned int restart_delay_ms(int n)
 int main(int argc, char **argv)
 {
 	struct opts o = { 0 };
+	struct cs_tagging_plan plan;
 	struct cs_topo topo;
 	struct sched s;
 	char err[768];
@@ -466,9 +484,14 @@ int main(int argc, char **argv)
 	}
 	check_kernel(&o);
 	read_topology(&topo);
-	if (cs_tagging_install(topo.smt > 1, verbose, &restarts, err,
-			       sizeof(err)))
+	if (cs_tagging_install(topo.smt > 1, o.prctl, verbose, &restarts,
+			       &plan, err, sizeof(err)))
 		die("%s", err);
+	fprintf(stderr, "scx_coresched: %s\n", cs_plan_describe(&plan));
+	if (cs_fork_lost())
+		fprintf(stderr,
+			"scx_coresched: WARNING: %llu children of tagged tasks could not inherit their parent's cookie at fork, nor be recorded for it, and may run untagged: restart the tagged tenants\n",
+			(unsigned long long)cs_fork_lost());
 	if (restarts)
 		fprintf(stderr,
 			"scx_coresched: %d tasks held cookies of the kernel's own core scheduling: they keep their trust domains under ours\n",

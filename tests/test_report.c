@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Host unit tests for the statistics writers of src/cs_report.c that
+ * coreschedctl stats serves: the Prometheus text format (its grammar and
+ * figures for a known interval) and the JSON line's leading interval,
+ * which coreschedctl stats reads to tell stale figures.
+ *
+ * Prints one line per test, "PASS name" or "FAIL name: why"; exits 1 if any
+ * test failed.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_report.h"
+#include "harness.h"
+
+#define MS 1000000ULL
+
+/* 2 cores of 2 threads; cpu 0 forced idle 250 ms of a 1 s interval. */
+static void interval_2x2(struct cs_topo *t, struct cs_snapshot *a,
+			 struct cs_snapshot *b, struct cs_interval *iv)
+{
+	int cpu;
+
+	memset(t, 0, sizeof(*t));
+	memset(a, 0, sizeof(*a));
+	memset(b, 0, sizeof(*b));
+	t->nr_cpus = 4;
+	t->nr_cores = 2;
+	t->smt = 2;
+	for (cpu = 0; cpu < 4; cpu++) {
+		t->cpu_core[cpu] = cpu / 2;
+		t->cpu_sib[cpu] = cpu ^ 1;
+		t->core_cpu[cpu / 2][cpu % 2] = cpu;
+	}
+	t->core_nr[0] = t->core_nr[1] = 2;
+	a->t_ns = 5000 * MS;
+	b->t_ns = 6000 * MS;
+	b->cpu[0].forced_idle_ns = 250 * MS;
+	/* slot 0: untagged; slot 3: a task cookie; slot 7 never ran. */
+	b->slot[0].cookie = 0;
+	b->slot[0].run_ns = 400 * MS;
+	b->slot[0].core_ns = 300 * MS;
+	b->slot[3].cookie = 0x5;
+	b->slot[3].run_ns = 200 * MS;
+	b->slot[3].core_ns = 100 * MS;
+	b->slot[3].forced_idle_ns = 250 * MS;
+	a->slot[3].cookie = 0x5;
+	b->live_mask[0] = 1ULL << 0 | 1ULL << 3;
+	b->slot[7].cookie = 0x9;
+	cs_interval_compute(t, a, b, iv);
+}
+
+static char *render(bool prom)
+{
+	static struct cs_topo t;
+	static struct cs_snapshot a, b;
+	struct cs_interval iv;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	interval_2x2(&t, &a, &b, &iv);
+	if (prom)
+		cs_interval_print_prom(f, &t, &b, &iv, 1700000000.5);
+	else
+		cs_interval_print(f, &t, &b, &iv, true);
+	fclose(f);
+	return buf;
+}
+
+/* The metric name at @p: its length, 0 if @p does not start with one. */
+static size_t metric_name(const char *p)
+{
+	size_t n = 0;
+
+	if (strncmp(p, "scx_coresched_", 14))
+		return 0;
+	while (islower((unsigned char)p[n]) || p[n] == '_')
+		n++;
+	return n;
+}
+
+/*
+ * Is @l a line of the text exposition format as scx_coresched writes it:
+ * "# HELP name text", "# TYPE name gauge" or "name{label="value",...} number"?
+ * @name gets the metric name's length, @sample whether the line is a sample.
+ */
+static bool prom_line(const char *l, size_t *name, bool *sample)
+{
+	const char *p;
+	char *end;
+
+	*sample = strncmp(l, "# ", 2) != 0;
+	if (!*sample) {
+		if (strncmp(l, "# HELP ", 7) && strncmp(l, "# TYPE ", 7))
+			return false;
+		*name = metric_name(l + 7);
+		p = l + 7 + *name;
+		return *name && (l[2] == 'H' ? *p == ' ' : !strcmp(p, " gauge"));
+	}
+	*name = metric_name(l);
+	if (!*name)
+		return false;
+	p = l + *name;
+	if (*p == '{') {
+		do {
+			p++;
+			while (islower((unsigned char)*p) || *p == '_')
+				p++;
+			if (*p++ != '=' || *p++ != '"')
+				return false;
+			/* a value escapes backslash, double quote and newline */
+			for (; *p != '"'; p++)
+				if (!*p || (*p == '\\' && !*++p))
+					return false;
+			p++;
+		} while (*p == ',');
+		if (*p++ != '}')
+			return false;
+	}
+	if (*p++ != ' ')
+		return false;
+	strtod(p, &end);
+	return end != p && !*end;
+}
+
+static bool test_prom_grammar(void)
+{
+	char *out = render(true), *line, *save = NULL;
+	char typed[32][64];
+	int ntyped = 0, nsamples = 0, i;
+
+	CHECK(out, "no output");
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		bool sample, known = false;
+		size_t n;
+
+		CHECK(prom_line(line, &n, &sample) && n < sizeof(typed[0]),
+		      "malformed line '%s'", line);
+		if (!sample) {
+			if (!strncmp(line, "# TYPE ", 7) && ntyped < 32)
+				snprintf(typed[ntyped++], sizeof(typed[0]),
+					 "%.*s", (int)n, line + 7);
+			continue;
+		}
+		for (i = 0; i < ntyped; i++)
+			known |= strlen(typed[i]) == n &&
+				 !strncmp(typed[i], line, n);
+		CHECK(known, "sample before its # TYPE line: '%s'", line);
+		nsamples++;
+	}
+	CHECK(nsamples >= 12, "only %d samples", nsamples);
+	free(out);
+	return true;
+}
+
+static bool test_prom_figures(void)
+{
+	char *out = render(true);
+	const char *want[] = {
+		"\nscx_coresched_stats_timestamp_seconds 1700000000.500\n",
+		"\nscx_coresched_interval_seconds 1.000\n",
+		"\nscx_coresched_forced_idle_percent 6.250\n",
+		"\nscx_coresched_core_forced_idle_percent{core=\"0\",cpus=\"0,1\"} 12.500\n",
+		"\nscx_coresched_core_forced_idle_percent{core=\"1\",cpus=\"2,3\"} 0.000\n",
+		"\nscx_coresched_cookie_share_percent{cookie=\"0x0000000000000000\",name=\"untagged\"} 75.000\n",
+		"\nscx_coresched_cookie_run_ms{cookie=\"0x0000000000000005\",name=\"task:0x0000000000000005\"} 200.000\n",
+		"\nscx_coresched_cookie_forced_idle_caused_ms{cookie=\"0x0000000000000005\",name=\"task:0x0000000000000005\"} 250.000\n",
+	};
+	int i;
+
+	CHECK(out, "no output");
+	for (i = 0; i < ARRAY_SIZE(want); i++)
+		CHECK(strstr(out, want[i]), "no line%s", want[i]);
+	/* A slot that did not run in the interval and is not live is left out. */
+	CHECK(!strstr(out, "0x0000000000000009"), "an idle slot is listed");
+	free(out);
+	return true;
+}
+
+/* coreschedctl stats reads the interval with this very format. */
+static bool test_json_interval_first(void)
+{
+	char *out = render(false);
+	double secs = 0;
+
+	CHECK(out, "no output");
+	CHECK(sscanf(out, "{\"interval_s\":%lf", &secs) == 1,
+	      "JSON line does not start with the interval: %.40s", out);
+	CHECK(secs > 0.999 && secs < 1.001, "interval %f, expected 1", secs);
+	CHECK(strchr(out, '\n') == out + strlen(out) - 1, "not one line");
+	free(out);
+	return true;
+}
+
+int main(void)
+{
+	RUN(prom_grammar);
+	RUN(prom_figures);
+	RUN(json_interval_first);
+	return nr_failed ? 1 : 0;
+}
