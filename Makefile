@@ -9,6 +9,8 @@
 #   make demo     two tenants plus background work under scx_coresched, in a guest
 #   make soak     long soak tests on 2x2, 4x2 and 2x4 guests (stress, churn,
 #                 hotplug, SIGKILL loop, RT/DL)
+#   make bench    the benchmark (bench/run): five configurations, nine
+#                 workloads, 3 rounds; QUICK=1 for one short round
 
 CLANG ?= clang-19
 BPFTOOL ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
@@ -167,3 +169,8 @@ format:
 
 clean:
 	rm -rf $(O)
+
+# The benchmark: results/bench-DATE-PROFILE/ (report.md, results.json, SVGs).
+.PHONY: bench
+bench: deps all
+	@bench/run $(if $(QUICK),--quick)
