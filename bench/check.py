@@ -50,9 +50,11 @@ def main():
     bpf = [r for r in res["runs"] if r["config"].startswith("ours")
            and r["bpf"] and (r["bpf"].get("cs_commit") or {}).get("run_cnt")]
     check("bench_bpf_cost", bpf, "no ours run has cs_commit run_cnt from the bpf stats")
-    audit = [r for r in res["runs"] if r["audit"] is not None]
-    check("bench_audit", len(audit) == len(res["runs"]),
-          "%d of %d runs have the observer's figures" % (len(audit), len(res["runs"])))
+    want = int(env["rounds"]) * len(env["configs"])
+    audit = [s for s in res["sessions"] if s["audit"] is not None]
+    check("bench_audit", len(audit) == want,
+          "%d of %d configuration rounds have the observer's figures"
+          % (len(audit), want))
 
     try:
         with open(os.path.join(out, "report.md")) as f:

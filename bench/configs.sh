@@ -2,8 +2,9 @@
 # shellcheck shell=bash
 #
 # Benchmark configurations and tenants (sourced by bench/guest.sh, after
-# tests/guest/lib.sh). A configuration is entered before each run and left
-# after it; a tenant is a cgroup t_b_NAME whose tasks share one cookie:
+# tests/guest/lib.sh). A configuration is entered once per round and runs
+# every workload; a tenant is a cgroup t_b_NAME whose tasks share one
+# cookie, set up by the workload and dropped after it:
 #   default      SMT on, no cookies
 #   upstream     the kernel's core scheduling: one prctl(PR_SCHED_CORE)
 #                cookie per tenant (scx_coresched's tagging programs are
@@ -24,8 +25,9 @@ declare -A TEN_CG=() TEN_HOLDER=()
 CFG=
 CFG_AUDIT=0
 
-# cfg_enter CFG RUNDIR: switch to CFG; the observer (if BENCH_AUDIT=1) is
-# attached before the scheduler, so it sees every commit (lib.sh).
+# cfg_enter CFG DIR: switch to CFG; the observer (if BENCH_AUDIT=1, output
+# DIR/audit.json) is attached before the scheduler, so that it sees every
+# commit (lib.sh); it watches every workload of the round.
 cfg_enter() {
 	CFG=$1
 	local run=$2 src=upstream mode=strict
@@ -48,16 +50,15 @@ cfg_enter() {
 		CFG_AUDIT=1
 	fi
 	case $CFG in
-	ours-*) start_sched --mode "$mode" --stats 1 --json || return 1
-		cp /dev/null "$run/sched.jsonl" ;;
+	ours-*) start_sched --mode "$mode" --stats 1 --json || return 1 ;;
 	esac
 	return 0
 }
 
-# cfg_leave RUNDIR: stop the scheduler and the observer, drop the cookies
-# of long-lived tenant tasks, remove per-run tenants.
+# cfg_leave DIR: stop the scheduler (its stats lines to DIR) and the
+# observer.
 cfg_leave() {
-	local run=$1 t
+	local run=$1
 	if [ -n "$SCHED_PID" ]; then
 		cp "$TMP/sched.out" "$run/sched.all.jsonl" 2>/dev/null
 		stop_sched
@@ -65,8 +66,14 @@ cfg_leave() {
 	if [ $CFG_AUDIT = 1 ]; then
 		kill -INT "$OBS_PID" 2>/dev/null
 		wait "$OBS_PID" 2>/dev/null
-		cp "$run/audit.json.err" "$run/audit.err" 2>/dev/null
+		CFG_AUDIT=0
 	fi
+}
+
+# tenants_drop: after a workload, drop the cookies of long-lived tenant
+# tasks (mysqld) and remove the other tenants.
+tenants_drop() {
+	local t
 	for t in "${!TEN_HOLDER[@]}"; do
 		case $t in
 		db*) "$CTL" clear -t tgid -d "${TEN_HOLDER[$t]}" >/dev/null 2>&1 ;;

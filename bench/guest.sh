@@ -3,9 +3,10 @@
 #
 # The benchmark, run inside one tools/vm guest (see bench/run):
 #   bench/guest.sh PROFILE OUTDIR
-# For each round, each workload (bench/workloads.sh) runs once under each
-# configuration (bench/configs.sh), the configurations in an order rotated
-# per workload and round. Raw output goes to OUTDIR/raw/rR/WORKLOAD/CONFIG/;
+# Each round enters each configuration (bench/configs.sh) once, in an order
+# rotated per round, and runs every workload (bench/workloads.sh) under it.
+# Raw output goes to OUTDIR/raw/rR/WORKLOAD/CONFIG/, the observer's and the
+# scheduler's output for the whole configuration to OUTDIR/raw/rR/_session/CONFIG/;
 # bench/report.py then writes OUTDIR/results.json, report.md and the SVGs.
 # Profiles: full (3 rounds, 10 s runs), quick (1 round, 4 s), tiny (1
 # round, 1 s: only checks that everything runs).
@@ -47,25 +48,31 @@ wl_setup
 
 nc=${#CONFIGS[@]}
 for r in $(seq 1 "$ROUNDS"); do
-	for wi in "${!WORKLOADS[@]}"; do
-		w=${WORKLOADS[$wi]}
-		for k in $(seq 0 $((nc - 1))); do
-			c=${CONFIGS[$(((k + r - 1 + wi) % nc))]}
+	for k in $(seq 0 $((nc - 1))); do
+		c=${CONFIGS[$(((k + r - 1) % nc))]}
+		sess=$out/raw/r$r/_session/$c
+		mkdir -p "$sess"
+		if ! cfg_enter "$c" "$sess"; then
+			echo "configuration $c could not be entered: $(tail -n 2 "$TMP/sched.err" 2>/dev/null | tr '\n' ' ')" >>"$sess/error"
+			info "round $r $c: $(head -n 1 "$sess/error")"
+		fi
+		for w in "${WORKLOADS[@]}"; do
 			run=$out/raw/r$r/$w/$c
 			mkdir -p "$run"
-			if cfg_enter "$c" "$run"; then
-				"wl_$w" "$run" || echo "workload $w failed" >>"$run/error"
+			if [ -f "$sess/error" ]; then
+				cp "$sess/error" "$run/error"
 			else
-				echo "configuration $c could not be entered: $(tail -n 2 "$TMP/sched.err" 2>/dev/null | tr '\n' ' ')" >>"$run/error"
+				"wl_$w" "$run" || echo "workload $w failed" >>"$run/error"
 			fi
 			stop_bg
-			cfg_leave "$run"
+			tenants_drop
 			if [ -f "$run/error" ]; then
-				info "round $r $w $c: $(head -n 1 "$run/error")"
+				info "round $r $c $w: $(head -n 1 "$run/error")"
 			else
-				info "round $r $w $c"
+				info "round $r $c $w"
 			fi
 		done
+		cfg_leave "$sess"
 	done
 done
 echo on >"$SMT"

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Parse the raw output of one benchmark run (a directory written by
 bench/guest.sh) into a record: each tenant's figure, CPU idle, the
-scheduler's counters, BPF cost per program and the observer's overlap."""
+scheduler's counters and BPF cost per program; and of one configuration's
+session: the observer's overlap."""
 
 import glob
 import json
@@ -207,5 +208,11 @@ def run_record(run, rnd, workload, config):
     return {"round": rnd, "workload": workload, "config": config,
             "error": err.strip() if err else None, "wall_s": secs,
             "tenants": tenants(run), "idle_pct": idle_pct(run),
-            "sched": sched_counters(run), "bpf": bpf_cost(run, secs),
-            "audit": audit(run)}
+            "sched": sched_counters(run), "bpf": bpf_cost(run, secs)}
+
+
+def session_record(sess, rnd, config):
+    """The observer's figures over every workload of one configuration."""
+    err = _read(os.path.join(sess, "error"))
+    return {"round": rnd, "config": config,
+            "error": err.strip() if err else None, "audit": audit(sess)}

@@ -40,13 +40,17 @@ def read_env(out):
 
 
 def load_runs(out):
-    runs = []
+    """Records of the runs and of the configurations' sessions."""
+    runs, sessions = [], []
     for d in sorted(glob.glob(os.path.join(out, "raw", "r*", "*", "*"))):
         rest, cfg = os.path.split(d)
         rest, wl = os.path.split(rest)
         rnd = int(os.path.basename(rest)[1:])
-        runs.append(parse.run_record(d, rnd, wl, cfg))
-    return runs
+        if wl == "_session":
+            sessions.append(parse.session_record(d, rnd, cfg))
+        else:
+            runs.append(parse.run_record(d, rnd, wl, cfg))
+    return runs, sessions
 
 
 def ratio(v, base, higher):
@@ -112,13 +116,6 @@ def summarize(env, runs):
                 "forced_idle_pct": stats.summary(fi),
                 "idle_pct": stats.summary([r["idle_pct"] for r in rs]),
             }
-            if c in COOKIES:
-                au = [r["audit"] for r in rs if r["audit"]]
-                cw["overlap_ns"] = stats.summary([a["overlap_ns"] for a in au])
-                cw["overlap_windows"] = stats.summary(
-                    [a["overlap_windows"] for a in au])
-                cw["longest_overlap_ns"] = stats.summary(
-                    [a["longest_overlap_ns"] for a in au])
             if c in OURS:
                 sc = [r["sched"] for r in rs if r["sched"]]
                 cw["sched"] = {k: stats.summary([s[k] for s in sc])
@@ -153,7 +150,17 @@ def table(head, rows):
     return out + [""]
 
 
-def report_md(env, res):
+def overlap_by_config(sessions):
+    """{config: [audit figures of each round]} of the cookie configurations."""
+    out = {}
+    for s in sessions:
+        if s["config"] in COOKIES and s["audit"]:
+            out.setdefault(s["config"], []).append(dict(s["audit"], round=s["round"]))
+    return out
+
+
+def report_md(env, res, raw_sessions):
+    sessions = overlap_by_config(raw_sessions)
     cf = env["configs"]
     md = ["# scx_coresched benchmark: %s profile" % env.get("profile"), "",
           "%s; %s vCPUs (cpu0 siblings %s); kernel %s; %s round(s), %s s "
@@ -241,13 +248,21 @@ def report_md(env, res):
                          for c in cf] for wl, w in res.items()])
 
     md += ["## Isolation: overlap seen by the observer", "",
-           "ns during which two siblings ran incompatible cookies "
-           "(coresched-observe; max over rounds in parentheses).", ""]
-    co = [c for c in cf if c in COOKIES]
-    md += table(["workload"] + co,
-                [[wl] + ["%s ns, %s windows" % (fmt(w["configs"][c].get("overlap_ns"), "%.0f"),
-                                                 fmt(w["configs"][c].get("overlap_windows"), "%.0f"))
-                         for c in co] for wl, w in res.items()])
+           "Time during which two siblings ran incompatible cookies, over "
+           "all workloads of a round (the observer attaches before the "
+           "scheduler and watches the whole configuration); per round.", ""]
+    rows = []
+    for c in [c for c in cf if c in COOKIES]:
+        for a in sessions.get(c, []):
+            rows.append([c, str(a["round"]),
+                         "%d" % a["overlap_ns"],
+                         str(a["overlap_windows"]),
+                         "%.3f" % (a["longest_overlap_ns"] / 1e6),
+                         "%.1f" % (a["observed_ns"] / 1e9),
+                         str(a["lost_events"])])
+    md += table(["configuration", "round", "overlap ns", "windows",
+                 "longest ms", "sibling-pair time observed s", "lost events"],
+                rows)
 
     for c in [c for c in cf if c in OURS]:
         md += ["## BPF cost per callback: %s" % c, "",
@@ -269,15 +284,17 @@ def report_md(env, res):
                              for k in keys] for wl, w in res.items()])
 
     md += ["## Against the targets (figures, not assertions)", ""]
-    md += targets(res, cf)
+    md += targets(res, cf, sessions)
     errs = ["- %s %s: %s" % (wl, c, e) for wl, w in res.items()
             for c in cf for e in w["configs"][c]["errors"]]
+    errs += ["- round %d %s: %s" % (s["round"], s["config"], s["error"])
+             for s in raw_sessions if s["error"]]
     if errs:
         md += ["## Errors", ""] + errs + [""]
     return "\n".join(md)
 
 
-def targets(res, cf):
+def targets(res, cf, sessions):
     """Where ours stands against issue 9's targets."""
     out = []
     for c in [c for c in cf if c in OURS]:
@@ -291,8 +308,7 @@ def targets(res, cf):
                 if wl in ("cpu2", "pipe", "hackbench", "build") and o is not None \
                         and o < 0.9:
                     under.append("%s/%s %.2fx" % (wl, t, o))
-        ov = [w["configs"][c]["overlap_ns"]["max"] for w in res.values()
-              if w["configs"][c].get("overlap_ns")]
+        ov = [a["overlap_ns"] for a in sessions.get(c, [])]
         out.append("- %s: behind upstream on %s; under 0.9x default on rows "
                    "1/4/5/8: %s; overlap max %s ns." %
                    (c, ", ".join(behind) or "no row", ", ".join(under) or "none",
@@ -342,13 +358,14 @@ def main():
                  "wrote, with env.txt and raw/)")
     out = sys.argv[1]
     env = read_env(out)
-    runs = load_runs(out)
+    runs, sessions = load_runs(out)
     res = summarize(env, runs)
     svgs = charts(out, env, res)
-    md = report_md(env, res)
+    md = report_md(env, res, sessions)
     md += "\nCharts: " + ", ".join("[%s](%s)" % (s, s) for s in svgs) + "\n"
     with open(os.path.join(out, "results.json"), "w") as f:
-        json.dump({"env": env, "workloads": res, "runs": runs}, f, indent=1)
+        json.dump({"env": env, "workloads": res, "runs": runs,
+                   "sessions": sessions}, f, indent=1)
     with open(os.path.join(out, "report.md"), "w") as f:
         f.write(md)
     print("bench: wrote %s/report.md, results.json and %d charts"
