@@ -116,7 +116,10 @@ tenant_cg() {
 tenant_run() {
 	local name=$1 out=$2
 	shift 2
-	tenant_cg "$name" || return 1
+	if ! tenant_cg "$name"; then
+		echo "tenant $name: its cookie could not be set under $CFG" >>"${out%/*}/error"
+		return 1
+	fi
 	if [ "$CFG" = upstream ]; then
 		set -- "$CTL" copy -s "${TEN_HOLDER[$name]}" -- "$@"
 	fi

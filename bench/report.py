@@ -61,6 +61,19 @@ def ratio(v, base, higher):
     return base / v if v else None
 
 
+def tenant_spread(run):
+    """Fairness between tenants that run the same program: the coefficient
+    of variation (%) of their figures, averaged over such groups (None if
+    no two tenants run the same program)."""
+    groups = {}
+    for t in run["tenants"].values():
+        if t["value"] is not None:
+            groups.setdefault(t["tool"], []).append(t["value"])
+    covs = [stats.cov_pct(v) for v in groups.values() if len(v) >= 2]
+    covs = [c for c in covs if c is not None]
+    return sum(covs) / len(covs) if covs else None
+
+
 def summarize(env, runs):
     """Per workload: tenants x configurations (raw and normalized to the
     median of default), fairness, idle, counters, BPF cost, overlap."""
@@ -99,14 +112,8 @@ def summarize(env, runs):
                 }
         for c in env["configs"]:
             rs = [r for r in wr if r["config"] == c]
-            spread = []
-            for r in rs:
-                rt = [ratio(r["tenants"][t]["value"], base[t],
-                            r["tenants"][t]["higher_better"])
-                      for t in r["tenants"] if r["tenants"][t]["higher_better"]]
-                rt = [x for x in rt if x is not None]
-                if len(rt) >= 2:
-                    spread.append(100.0 * stats.stdev(rt))
+            spread = [x for x in (tenant_spread(r) for r in rs)
+                      if x is not None]
             fi = [(r["sched"] or {}).get("forced_idle_pct") if c in OURS
                   else r["idle_pct"] for r in rs]
             cw = w["configs"][c] = {
@@ -201,10 +208,10 @@ def report_md(env, res, raw_sessions):
     md += table(["workload", "tenant"] + cf, rows)
 
     md += ["## Fairness", "",
-           "Between tenants: standard deviation of the tenants' normalized "
-           "throughput, in percentage points. Per second: coefficient of "
-           "variation of each tenant's per-second rate (sysbench "
-           "--report-interval 1), in %.", ""]
+           "Between tenants: coefficient of variation (%) of the figures "
+           "of tenants that run the same program (a and b; db1 and db2), "
+           "0 = equal. Per second: coefficient of variation (%) of each "
+           "tenant's per-second rate (sysbench --report-interval 1).", ""]
     rows = []
     for wl, w in res.items():
         rows.append([wl, "between tenants"] +

@@ -5,8 +5,8 @@
 # Each wl_NAME RUNDIR starts its tenants with tenant_run, their output in
 # RUNDIR/t.TENANT.TOOL[.K].out (bench/parse.py reads it by TOOL), and
 # returns when they are done; every tenant stops by itself within about
-# $SECS seconds, except pipe and hackbench, which run a fixed amount of
-# work (PIPE_LOOPS, HACK_LOOPS).
+# $SECS seconds (the build: $BUILD_SECS), except pipe and hackbench, which
+# run a fixed amount of work (PIPE_LOOPS, HACK_LOOPS).
 
 WORKLOADS=(cpu2 cpu_db four pipe hackbench onecore light build latency)
 
@@ -14,7 +14,7 @@ WORKLOADS=(cpu2 cpu_db four pipe hackbench onecore light build latency)
 DB_PIDS=()
 DB_NOTE=
 SRC=/tmp/bench-src
-ZLIB_TAR=${SCX_BENCH_ZLIB:-}
+PREP=$ROOT/build/bench # bench/prepare.sh
 
 sb_cpu() { echo sysbench cpu --threads="$1" --time="$SECS" --report-interval=1 run; }
 sb_oltp() {
@@ -43,15 +43,14 @@ db_start() {
 	return 1
 }
 
-# db_setup: one initialised datadir (mariadb-install-db on tmpfs; the guest
-# root is read-only), copied for the second server; a sysbench table each.
+# db_setup: two copies of the data directory bench/prepare.sh initialised,
+# on tmpfs (the guest root is read-only); a sysbench table each.
 db_setup() {
-	command -v mysqld >/dev/null && command -v mariadb-install-db >/dev/null ||
+	command -v mysqld >/dev/null ||
 		{ DB_NOTE="mariadb-server is not installed (make deps)"; return 1; }
-	mariadb-install-db --no-defaults --datadir=/tmp/bench-db1 --user=root \
-		--auth-root-authentication-method=normal --skip-test-db \
-		>/tmp/bench-install.log 2>&1 ||
-		{ DB_NOTE="mariadb-install-db failed: $(tail -n 2 /tmp/bench-install.log | tr '\n' ' ')"; return 1; }
+	[ -d "$PREP/db/mysql" ] ||
+		{ DB_NOTE="no data directory $PREP/db: run bench/prepare.sh"; return 1; }
+	cp -a "$PREP/db" /tmp/bench-db1
 	cp -a /tmp/bench-db1 /tmp/bench-db2
 	local n
 	for n in db1 db2; do
@@ -71,16 +70,15 @@ db_stop() {
 	DB_PIDS=()
 }
 
-# src_setup: two configured copies of zlib (Debian's orig tarball, fetched
-# by bench/run) on tmpfs; cc-count counts each finished compile.
+# src_setup: two copies of the zlib tree bench/prepare.sh configured, on
+# tmpfs; bench/cc-count counts each finished compile.
 src_setup() {
 	local t
-	[ -f "$ZLIB_TAR" ] || { info "no zlib source tarball '$ZLIB_TAR' (bench/run fetches it)"; return 1; }
+	[ -f "$PREP/zlib/Makefile" ] ||
+		{ info "no configured zlib in $PREP/zlib: run bench/prepare.sh"; return 1; }
+	mkdir -p "$SRC"
 	for t in a b; do
-		mkdir -p "$SRC/$t"
-		tar -xjf "$ZLIB_TAR" -C "$SRC/$t" --strip-components=1 &&
-			(cd "$SRC/$t" && CC="$ROOT/bench/cc-count" ./configure --static >/dev/null) ||
-			return 1
+		cp -a "$PREP/zlib" "$SRC/$t" || return 1
 	done
 }
 
@@ -94,6 +92,10 @@ wl_cleanup() { db_stop; }
 # The db tenants: mysqld's cookie is the tenant's (it is the holder).
 db_client() {
 	local n=$1 out=$2 threads=$3 i=$(( ${1#db} - 1 ))
+	if [ ${#DB_PIDS[@]} -le $i ]; then
+		echo "no database: $DB_NOTE" >>"${out%/*}/error"
+		return 1
+	fi
 	tenant_cg "$n" "${DB_PIDS[$i]}" || return 1
 	# shellcheck disable=SC2046 # sb_oltp prints the words of a command
 	tenant_run "$n" "$out" $(sb_oltp "$n" "$threads")
@@ -174,13 +176,13 @@ wl_build() {
 	for t in a b; do
 		[ -f "$SRC/$t/Makefile" ] || return 1
 		: >"$SRC/$t/cc-count.log"
-		tenant_run $t "$1/t.$t.build.raw" timeout -s INT "$SECS" sh -c \
+		tenant_run $t "$1/t.$t.build.raw" timeout -s INT "$BUILD_SECS" sh -c \
 			'cd "$0" && while :; do make -s clean >/dev/null 2>&1; make -s -j"$1" libz.a >/dev/null 2>&1; done' \
 			"$SRC/$t" "$NCPU"
 	done
 	window "$1"
 	for t in a b; do
-		echo "seconds $SECS compiles $(wc -l <"$SRC/$t/cc-count.log")" >"$1/t.$t.build.out"
+		echo "seconds $BUILD_SECS compiles $(wc -l <"$SRC/$t/cc-count.log")" >"$1/t.$t.build.out"
 	done
 }
 
