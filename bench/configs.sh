@@ -16,18 +16,16 @@
 
 CONFIGS=(default upstream smt-off ours-strict ours-fill)
 
-# audit_bin: the isolation observer; its one name in the benchmark.
-audit_bin() { echo "$OBS"; }
-
 # Tenants with a cookie in this run: cgroup path per tenant name, and for
 # upstream the PID whose prctl cookie the tenant's tasks copy.
 declare -A TEN_CG=() TEN_HOLDER=()
 CFG=
 CFG_AUDIT=0
 
-# cfg_enter CFG DIR: switch to CFG; the observer (if BENCH_AUDIT=1, output
+# cfg_enter CFG DIR: switch to CFG; the isolation observer (lib.sh's
+# observe_bg, the benchmark's one call of it; if BENCH_AUDIT=1, output
 # DIR/audit.json) is attached before the scheduler, so that it sees every
-# commit (lib.sh); it watches every workload of the round.
+# commit; it watches every workload of the round.
 cfg_enter() {
 	CFG=$1
 	local run=$2 src=upstream mode=strict
@@ -45,7 +43,7 @@ cfg_enter() {
 	CFG_AUDIT=0
 	if [ "${BENCH_AUDIT:-1}" = 1 ]; then
 		# Run in every configuration, so that all of them pay its cost.
-		OBS=$(audit_bin) observe_bg "$run/audit.json" --source $src \
+		observe_bg "$run/audit.json" --source $src \
 			--mode "$mode" --duration 3600 --json || return 1
 		CFG_AUDIT=1
 	fi
