@@ -8,7 +8,7 @@
 # Raw output goes to OUTDIR/raw/rR/WORKLOAD/CONFIG/, the observer's and the
 # scheduler's output for the whole configuration to OUTDIR/raw/rR/_session/CONFIG/;
 # bench/report.py then writes OUTDIR/results.json, report.md and the SVGs.
-# Profiles: full (3 rounds, 10 s runs), quick (1 round, 3 s), tiny (1
+# Profiles: full (3 rounds, 10 s runs), quick (1 round, 2 s), tiny (1
 # round, 1 s: only checks that everything runs).
 . tests/guest/lib.sh
 . bench/configs.sh
@@ -20,7 +20,7 @@ out=${2:-}
 case $profile in
 # BUILD_SECS: a compile takes seconds in the TCG guest.
 full) ROUNDS=3 SECS=10 BUILD_SECS=30 PIPE_LOOPS=20000 HACK_LOOPS=400 DB_ROWS=10000 ;;
-quick) ROUNDS=1 SECS=3 BUILD_SECS=8 PIPE_LOOPS=4000 HACK_LOOPS=60 DB_ROWS=2000 ;;
+quick) ROUNDS=1 SECS=2 BUILD_SECS=6 PIPE_LOOPS=3000 HACK_LOOPS=40 DB_ROWS=1000 ;;
 tiny) ROUNDS=1 SECS=1 BUILD_SECS=3 PIPE_LOOPS=500 HACK_LOOPS=10 DB_ROWS=200 ;;
 *) echo "bench/guest.sh: unknown profile '$profile' (full, quick or tiny)" >&2; exit 2 ;;
 esac
