@@ -69,9 +69,16 @@ cfg_leave() {
 }
 
 # tenants_drop: after a workload, drop the cookies of long-lived tenant
-# tasks (mysqld) and remove the other tenants.
+# tasks (mysqld: its prctl cookie or its cgroup's tag, so that no tagged
+# task is left when the scheduler loads or unloads, moments at which
+# sched_ext runs every task in bypass mode) and remove the other tenants.
 tenants_drop() {
 	local t
+	for t in "${!TEN_CG[@]}"; do
+		case $CFG:$t in
+		ours-*:db*) "$CTL" cgroup untag "${TEN_CG[$t]}" >/dev/null 2>&1 ;;
+		esac
+	done
 	for t in "${!TEN_HOLDER[@]}"; do
 		case $t in
 		db*) "$CTL" clear -t tgid -d "${TEN_HOLDER[$t]}" >/dev/null 2>&1 ;;

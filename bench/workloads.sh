@@ -74,7 +74,7 @@ db_stop() {
 # tmpfs; bench/cc-count counts each finished compile.
 src_setup() {
 	local t
-	[ -f "$PREP/zlib/Makefile" ] ||
+	[ -f "$PREP/zlib/.bench-stamp" ] ||
 		{ info "no configured zlib in $PREP/zlib: run bench/prepare.sh"; return 1; }
 	mkdir -p "$SRC"
 	for t in a b; do
@@ -169,8 +169,9 @@ wl_light() {
 	window "$1"
 }
 
-# 8. parallel build: make -j NCPU of zlib, again and again, in two tenants;
-# the figure is compiles finished per second.
+# 8. parallel build: make -j NCPU of zlib (at -O0, see bench/prepare.sh),
+# again and again, in two tenants; the figure is compiles finished per
+# second.
 wl_build() {
 	local t
 	for t in a b; do
