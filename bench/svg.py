@@ -129,8 +129,13 @@ def line_chart(title, panels, names, ylabel):
                                              x0 + w * i / (n - 1),
                                              y0 - h * y / ymax)
                             for i, y in enumerate(v))
+            colour = PALETTE[ni % len(PALETTE)]
             body.append('<path d="%s" stroke="%s" stroke-width="2" fill="none"/>'
-                        % (path, PALETTE[ni % len(PALETTE)]))
+                        % (path, colour))
+            # A dot per second, so that a one-second series shows too.
+            body += ['<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>'
+                     % (x0 + w * i / (n - 1), y0 - h * y / ymax, colour)
+                     for i, y in enumerate(v)]
         top = y0 + gap
     body.append(_text(x0 + w / 2, top - 8, "second"))
     body += _legend(names, x0 + w + 16, 40)

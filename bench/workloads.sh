@@ -5,8 +5,9 @@
 # Each wl_NAME RUNDIR starts its tenants with tenant_run, their output in
 # RUNDIR/t.TENANT.TOOL[.K].out (bench/parse.py reads it by TOOL), and
 # returns when they are done; every tenant stops by itself within about
-# $SECS seconds (the build: $BUILD_SECS), except pipe and hackbench, which
-# run a fixed amount of work (PIPE_LOOPS, HACK_LOOPS).
+# $SECS seconds (the build: $BUILD_SECS, one core: $ONECORE_SECS), except
+# pipe and hackbench, which run a fixed amount of work (PIPE_LOOPS,
+# HACK_LOOPS).
 
 WORKLOADS=(cpu2 cpu_db four pipe hackbench onecore light build latency)
 
@@ -151,11 +152,11 @@ wl_onecore() {
 	local sib
 	sib=$(tr ',-' '  ' </sys/devices/system/cpu/cpu0/topology/thread_siblings_list |
 		awk '{ print ($2 != "") ? $2 : 0 }')
-	# shellcheck disable=SC2046
-	tenant_run a "$1/t.a.sysbench.out" taskset -c 0 $(sb_cpu 1)
+	tenant_run a "$1/t.a.sysbench.out" taskset -c 0 sysbench cpu --threads=1 \
+		--time="$ONECORE_SECS" --report-interval=1 run
 	tenant_run b "$1/t.b.sysmem.out" taskset -c "$sib" sysbench memory \
 		--memory-block-size=1M --memory-total-size=1000T --threads=1 \
-		--time="$SECS" --report-interval=1 run
+		--time="$ONECORE_SECS" --report-interval=1 run
 	window "$1"
 }
 
