@@ -14,6 +14,7 @@
 #   ours-strict  scx_coresched --mode strict, one cgroup tag per tenant
 #   ours-fill    scx_coresched --mode fill, one cgroup tag per tenant
 
+# shellcheck disable=SC2034 # used by bench/guest.sh
 CONFIGS=(default upstream smt-off ours-strict ours-fill)
 
 # Tenants with a cookie in this run: cgroup path per tenant name, and for

@@ -9,6 +9,7 @@
 # pipe and hackbench, which run a fixed amount of work (PIPE_LOOPS,
 # HACK_LOOPS).
 
+# shellcheck disable=SC2034 # used by bench/guest.sh
 WORKLOADS=(cpu2 cpu_db four pipe hackbench onecore light build latency)
 
 # Long-lived state set up once per boot by wl_setup.
