@@ -24,7 +24,7 @@ CFG=
 CFG_AUDIT=0
 
 # cfg_enter CFG DIR: switch to CFG; the isolation observer (lib.sh's
-# observe_bg, the benchmark's one call of it; if BENCH_AUDIT=1, output
+# observe_bg, the benchmark's one call of it; if SCX_BENCH_AUDIT=1, output
 # DIR/audit.json) is attached before the scheduler, so that it sees every
 # commit; it watches every workload of the round.
 cfg_enter() {
@@ -42,7 +42,7 @@ cfg_enter() {
 	fi
 	[ $src = ours ] && { ensure_pins || return 1; }
 	CFG_AUDIT=0
-	if [ "${BENCH_AUDIT:-1}" = 1 ]; then
+	if [ "${SCX_BENCH_AUDIT:-1}" = 1 ]; then
 		# Run in every configuration, so that all of them pay its cost.
 		observe_bg "$run/audit.json" --source $src \
 			--mode "$mode" --duration 3600 --json || return 1

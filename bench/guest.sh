@@ -43,7 +43,7 @@ wl_setup
 	echo "kernel=$(uname -r)"
 	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "db_note=$DB_NOTE"
-	echo "audit=${BENCH_AUDIT:-1}"
+	echo "audit=${SCX_BENCH_AUDIT:-1}"
 	echo "configs=${CONFIGS[*]}"
 	echo "workloads=${WORKLOADS[*]}"
 } >"$out/env.txt"
