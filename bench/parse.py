@@ -68,10 +68,11 @@ def _hackbench(text):
 
 
 def _build(text):
-    m = re.search(r"seconds (\d+) compiles (\d+)", text or "")
+    m = re.search(r"^ms (\d+) compiles (\d+)", text or "", re.M)
     if not m or int(m.group(1)) == 0:
         return (None, [], {})
-    return (int(m.group(2)) / int(m.group(1)), [], {})
+    secs = int(m.group(1)) / 1000
+    return (int(m.group(2)) / secs, [], {"time_s": secs})
 
 
 def _percentile(hist, total, q):
