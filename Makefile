@@ -14,6 +14,8 @@
 #                 hotplug, SIGKILL loop, RT/DL)
 #   make audit-compare  two tenants under scx_coresched and under the
 #                 kernel's core scheduling, audited alike (AUDIT_RESULTS)
+#   make bench    the benchmark (bench/run): five configurations, nine
+#                 workloads, 3 rounds; QUICK=1 for one short round
 
 CLANG ?= $(shell command -v clang-19 || echo clang)
 BPFTOOL ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
@@ -234,3 +236,8 @@ clean:
 
 # make install, uninstall, deb
 include dist/install.mk
+
+# The benchmark: results/bench-DATE-PROFILE/ (report.md, results.json, SVGs).
+.PHONY: bench
+bench: deps all
+	@bench/run $(if $(QUICK),--quick)

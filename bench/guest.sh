@@ -1,97 +1,84 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Side-by-side benchmark, run inside one tools/vm guest (see bench/run):
-# the default scheduler, upstream core scheduling (prctl cookies) and
-# scx_coresched (strict), interleaved and repeated; prints medians and
-# ratios to the default scheduler.
-#   1. pipe ping-pong: two tasks of one cookie (perf bench sched pipe)
-#   2. two tenants x NCPU cpu-bound threads: CPU idle % (forced idle) and
-#      each tenant's share of CPU time
+# The benchmark, run inside one tools/vm guest (see bench/run):
+#   bench/guest.sh PROFILE OUTDIR
+# Each round enters each configuration (bench/configs.sh) once, in an order
+# rotated per round, and runs every workload (bench/workloads.sh) under it.
+# Raw output goes to OUTDIR/raw/rR/WORKLOAD/CONFIG/, the observer's and the
+# scheduler's output for the whole configuration to OUTDIR/raw/rR/_session/CONFIG/;
+# bench/report.py then writes OUTDIR/results.json, report.md and the SVGs.
+# Profiles: full (3 rounds, 10 s runs), quick (1 round, 2 s), tiny (1
+# round, 1 s: only checks that everything runs).
 . tests/guest/lib.sh
+. bench/configs.sh
+. bench/workloads.sh
+. bench/collect.sh
 
-rounds=${SCX_ROUNDS:-3}
-secs=${SCX_SECS:-6}
-loops=${SCX_LOOPS:-20000}
+profile=${1:-}
+out=${2:-}
+case $profile in
+# BUILD_TARGETS: zlib make targets (a compile takes seconds in the TCG
+# guest); ONECORE_SECS: case 6 is judged on its per-second series.
+full) ROUNDS=3 SECS=10 ONECORE_SECS=20 PIPE_LOOPS=20000 HACK_LOOPS=400 DB_ROWS=10000
+	BUILD_TARGETS=libz.a ;;
+quick) ROUNDS=1 SECS=2 ONECORE_SECS=5 PIPE_LOOPS=3000 HACK_LOOPS=40 DB_ROWS=1000
+	BUILD_TARGETS="adler32.o compress.o crc32.o gzclose.o gzlib.o uncompr.o" ;;
+tiny) ROUNDS=1 SECS=1 ONECORE_SECS=2 PIPE_LOOPS=500 HACK_LOOPS=10 DB_ROWS=200
+	BUILD_TARGETS="adler32.o compress.o" ;;
+*) echo "bench/guest.sh: unknown profile '$profile' (full, quick or tiny)" >&2; exit 2 ;;
+esac
+[ -n "$out" ] && mkdir -p "$out/raw" ||
+	{ echo "bench/guest.sh: cannot create the results directory '$out'" >&2; exit 2; }
+ROUNDS=${SCX_BENCH_ROUNDS:-$ROUNDS}
 
-# upstream_new CMD...: run CMD with a fresh prctl(PR_SCHED_CORE) cookie.
-upstream_new() {
-	python3 -c 'import ctypes, os, sys
-libc = ctypes.CDLL(None, use_errno=True)
-if libc.prctl(62, 1, 0, 1, 0):  # PR_SCHED_CORE, CREATE, self, PIDTYPE_TGID
-    sys.exit("prctl(PR_SCHED_CORE_CREATE): %s" % os.strerror(ctypes.get_errno()))
-os.execvp(sys.argv[1], sys.argv[1:])' "$@"
-}
+sysctl -q -w kernel.bpf_stats_enabled=1 ||
+	info "kernel.bpf_stats_enabled could not be set: no BPF cost figures"
+trap 'wl_cleanup; echo on >"$SMT" 2>/dev/null; cleanup' EXIT
+wl_setup
+{
+	echo "profile=$profile"
+	echo "rounds=$ROUNDS"
+	echo "secs=$SECS"
+	echo "ncpu=$NCPU"
+	echo "topo=${SCX_TOPO:-}"
+	echo "siblings=$(cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list)"
+	echo "kernel=$(uname -r)"
+	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "db_note=$DB_NOTE"
+	echo "audit=${SCX_BENCH_AUDIT:-1}"
+	echo "configs=${CONFIGS[*]}"
+	echo "workloads=${WORKLOADS[*]}"
+} >"$out/env.txt"
 
-# with CONFIG CMD...: run CMD in a new cookie under CONFIG.
-with() {
-	local cfg=$1
-	shift
-	case $cfg in
-	default) "$@" ;;
-	upstream) upstream_new "$@" ;;
-	ours) "$CTL" new -- "$@" ;;
-	esac
-}
-
-setup() {
-	case $1 in
-	ours) start_sched >/dev/null || exit 1 ;;
-	# Our tagging programs answer prctl(PR_SCHED_CORE) while installed:
-	# remove them so that the kernel's own core scheduling serves it.
-	*) stop_sched && "$SCHED" --uninstall ;;
-	esac
-}
-
-pipe_ops() {
-	with "$1" perf bench sched pipe -l "$loops" 2>/dev/null |
-		awk '/ops\/sec/ { print $1 }'
-}
-
-# tenants_run CONFIG: while two tenants spin for @secs, print the system
-# idle % and tenant A's share of their CPU time.
-tenants_run() {
-	local cfg=$1 a b i0 t0 i1 t1 ua ub
-	a=$(tenant t_ba)
-	b=$(tenant t_bb)
-	if [ "$cfg" = ours ]; then
-		"$CTL" cgroup tag "$a" >/dev/null
-		"$CTL" cgroup tag "$b" >/dev/null
-	fi
-	run_in "$a" bash -c "$(declare -f with upstream_new); CTL=$CTL; with $cfg stress-ng --quiet --cpu $NCPU --timeout $((secs + 4))"
-	run_in "$b" bash -c "$(declare -f with upstream_new); CTL=$CTL; with $cfg stress-ng --quiet --cpu $NCPU --timeout $((secs + 4))"
-	sleep 2
-	read -r _ u n s i0 _ < /proc/stat; t0=$((u + n + s + i0))
-	ua=$(awk '$1 == "usage_usec" { print $2 }' "$a/cpu.stat")
-	ub=$(awk '$1 == "usage_usec" { print $2 }' "$b/cpu.stat")
-	sleep "$secs"
-	read -r _ u n s i1 _ < /proc/stat; t1=$((u + n + s + i1))
-	ua=$(($(awk '$1 == "usage_usec" { print $2 }' "$a/cpu.stat") - ua))
-	ub=$(($(awk '$1 == "usage_usec" { print $2 }' "$b/cpu.stat") - ub))
-	stop_bg
-	sleep 1
-	rmdir "$a" "$b"
-	echo "$((100 * (i1 - i0) / (t1 - t0))) $((100 * ua / (ua + ub + 1)))"
-}
-
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-
-for r in $(seq 1 "$rounds"); do
-	for cfg in default upstream ours; do
-		setup $cfg
-		echo "$(pipe_ops $cfg)" >>"$TMP/pipe.$cfg"
-		tenants_run $cfg >>"$TMP/ten.$cfg"
-		info "round $r $cfg: pipe $(tail -n 1 "$TMP/pipe.$cfg") ops/s; idle% A-share% $(tail -n 1 "$TMP/ten.$cfg")"
+nc=${#CONFIGS[@]}
+for r in $(seq 1 "$ROUNDS"); do
+	for k in $(seq 0 $((nc - 1))); do
+		c=${CONFIGS[$(((k + r - 1) % nc))]}
+		sess=$out/raw/r$r/_session/$c
+		mkdir -p "$sess"
+		if ! cfg_enter "$c" "$sess"; then
+			echo "configuration $c could not be entered: $(tail -n 2 "$TMP/sched.err" 2>/dev/null | tr '\n' ' ')" >>"$sess/error"
+			info "round $r $c: $(head -n 1 "$sess/error")"
+		fi
+		for w in "${WORKLOADS[@]}"; do
+			run=$out/raw/r$r/$w/$c
+			mkdir -p "$run"
+			if [ -f "$sess/error" ]; then
+				cp "$sess/error" "$run/error"
+			else
+				"wl_$w" "$run" || echo "workload $w failed" >>"$run/error"
+			fi
+			stop_bg
+			tenants_drop
+			if [ -f "$run/error" ]; then
+				info "round $r $c $w: $(head -n 1 "$run/error")"
+			else
+				info "round $r $c $w"
+			fi
+		done
+		cfg_leave "$sess"
 	done
 done
-stop_sched
-
-base=$(median <"$TMP/pipe.default")
-echo "== $NCPU CPUs ($(cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list) siblings), $rounds rounds, medians"
-for cfg in default upstream ours; do
-	p=$(median <"$TMP/pipe.$cfg")
-	idle=$(awk '{ print $1 }' "$TMP/ten.$cfg" | median)
-	share=$(awk '{ print $2 }' "$TMP/ten.$cfg" | median)
-	printf "%-9s pipe ping-pong %8.0f ops/s (%.2fx default)  two tenants: idle %5.1f%%  tenant A share %5.1f%%\n" \
-		"$cfg" "$p" "$(awk -v a="$p" -v b="$base" 'BEGIN { print b ? a / b : 0 }')" "$idle" "$share"
-done
+echo on >"$SMT"
+python3 bench/report.py "$out"

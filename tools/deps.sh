@@ -11,7 +11,8 @@ set -euo pipefail
 
 pkgs=(linux-source-6.12 qemu-system-x86 busybox-static flex bison bc
 	libelf-dev zlib1g-dev libssl-dev pahole clang-19 llvm-19 lld-19 cpio
-	make gcc xz-utils sysbench stress-ng rt-tests dpkg-dev pkg-config lintian)
+	make gcc xz-utils sysbench stress-ng rt-tests dpkg-dev pkg-config lintian
+	mariadb-server linux-perf curl) # bench: the database, perf bench, zlib source
 bpo_pkgs=(libbpf-dev bpftool)
 bpo_min_libbpf=1:1.4
 

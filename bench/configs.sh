@@ -1,0 +1,135 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+#
+# Benchmark configurations and tenants (sourced by bench/guest.sh, after
+# tests/guest/lib.sh). A configuration is entered once per round and runs
+# every workload; a tenant is a cgroup t_b_NAME whose tasks share one
+# cookie, set up by the workload and dropped after it:
+#   default      SMT on, no cookies
+#   upstream     the kernel's core scheduling: one prctl(PR_SCHED_CORE)
+#                cookie per tenant (scx_coresched's tagging programs are
+#                uninstalled first: while installed they answer prctl)
+#   smt-off      no cookies, every CPU but the first thread of each core
+#                offline (/sys/devices/system/cpu/smt/control)
+#   ours-strict  scx_coresched --mode strict, one cgroup tag per tenant
+#   ours-fill    scx_coresched --mode fill, one cgroup tag per tenant
+
+# shellcheck disable=SC2034 # used by bench/guest.sh
+CONFIGS=(default upstream smt-off ours-strict ours-fill)
+
+# Tenants with a cookie in this run: cgroup path per tenant name, and for
+# upstream the PID whose prctl cookie the tenant's tasks copy.
+declare -A TEN_CG=() TEN_HOLDER=()
+CFG=
+CFG_AUDIT=0
+
+# cfg_enter CFG DIR: switch to CFG; the isolation observer (lib.sh's
+# observe_bg, the benchmark's one call of it; if SCX_BENCH_AUDIT=1, output
+# DIR/audit.json) is attached before the scheduler, so that it sees every
+# commit; it watches every workload of the round.
+cfg_enter() {
+	CFG=$1
+	local run=$2 src=upstream mode=strict
+	stop_sched || return 1
+	case $CFG in
+	ours-*) mode=${CFG#ours-}; src=ours ;;
+	*) "$SCHED" --uninstall >/dev/null 2>&1 ;;
+	esac
+	if [ "$CFG" = smt-off ]; then
+		echo off >"$SMT" || return 1
+	elif [ "$(cat "$SMT")" != on ]; then
+		echo on >"$SMT" || return 1
+	fi
+	[ $src = ours ] && { ensure_pins || return 1; }
+	CFG_AUDIT=0
+	if [ "${SCX_BENCH_AUDIT:-1}" = 1 ]; then
+		# Run in every configuration, so that all of them pay its cost.
+		observe_bg "$run/audit.json" --source $src \
+			--mode "$mode" --duration 3600 --json || return 1
+		CFG_AUDIT=1
+	fi
+	case $CFG in
+	ours-*) start_sched --mode "$mode" --stats 1 --json || return 1 ;;
+	esac
+	return 0
+}
+
+# cfg_leave DIR: stop the scheduler (its stats lines to DIR) and the
+# observer.
+cfg_leave() {
+	local run=$1
+	if [ -n "$SCHED_PID" ]; then
+		cp "$TMP/sched.out" "$run/sched.all.jsonl" 2>/dev/null
+		stop_sched
+	fi
+	if [ $CFG_AUDIT = 1 ]; then
+		kill -INT "$OBS_PID" 2>/dev/null
+		wait "$OBS_PID" 2>/dev/null
+		CFG_AUDIT=0
+	fi
+}
+
+# tenants_drop: after a workload, drop the cookies of long-lived tenant
+# tasks (mysqld: its prctl cookie or its cgroup's tag, so that no tagged
+# task is left when the scheduler loads or unloads, moments at which
+# sched_ext runs every task in bypass mode) and remove the other tenants.
+tenants_drop() {
+	local t
+	for t in "${!TEN_CG[@]}"; do
+		case $CFG:$t in
+		ours-*:db*) "$CTL" cgroup untag "${TEN_CG[$t]}" >/dev/null 2>&1 ;;
+		esac
+	done
+	for t in "${!TEN_HOLDER[@]}"; do
+		case $t in
+		db*) "$CTL" clear -t tgid -d "${TEN_HOLDER[$t]}" >/dev/null 2>&1 ;;
+		*) kill "${TEN_HOLDER[$t]}" 2>/dev/null
+			wait "${TEN_HOLDER[$t]}" 2>/dev/null ;;
+		esac
+	done
+	TEN_HOLDER=()
+	for t in "${!TEN_CG[@]}"; do
+		case $t in db*) ;; *) rmdir "${TEN_CG[$t]}" 2>/dev/null ;; esac
+	done
+	TEN_CG=()
+}
+
+# tenant_cg NAME [HOLDER_PID]: set TEN_PATH to the tenant's cgroup, created
+# and given its cookie under this configuration on first use. HOLDER_PID
+# (db tenants: mysqld, which outlives the run) is a task of the tenant
+# that carries the cookie; otherwise a sleeping task holds it.
+tenant_cg() {
+	local name=$1 holder=${2:-}
+	TEN_PATH=$CG/t_b_$name
+	[ -n "${TEN_CG[$name]:-}" ] && return 0
+	mkdir -p "$TEN_PATH"
+	TEN_CG[$name]=$TEN_PATH
+	case $CFG in
+	ours-*) "$CTL" cgroup tag "$TEN_PATH" >/dev/null || return 1 ;;
+	upstream)
+		if [ -z "$holder" ]; then
+			sleep 100000 &
+			holder=$!
+			echo $holder >"$TEN_PATH/cgroup.procs"
+		fi
+		TEN_HOLDER[$name]=$holder
+		"$CTL" new -t tgid -d "$holder" >/dev/null || return 1 ;;
+	esac
+}
+
+# tenant_run NAME OUT CMD...: run CMD in the background as a task of tenant
+# NAME (its cgroup and cookie), output to OUT; its PID joins bg_pids.
+tenant_run() {
+	local name=$1 out=$2
+	shift 2
+	if ! tenant_cg "$name"; then
+		echo "tenant $name: its cookie could not be set under $CFG" >>"${out%/*}/error"
+		return 1
+	fi
+	if [ "$CFG" = upstream ]; then
+		set -- "$CTL" copy -s "${TEN_HOLDER[$name]}" -- "$@"
+	fi
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$TEN_PATH" "$@" \
+		>"$out" 2>&1 </dev/null &
+	bg_pids+=($!)
+}
