@@ -71,7 +71,12 @@
  *    then loads it again (and, with --fail-mode closed, switches SMT off
  *    meanwhile). A running task whose cookie changes without a context
  *    switch (re-queued by a cgroup move, nice or affinity change) commits
- *    its new slot in ops.running and preempts conflicting siblings.
+ *    its new slot in ops.running and preempts conflicting siblings. A
+ *    forked child gets its parent's cookie in ops.init_task, inside
+ *    copy_process(), or the fork fails (ENOMEM); children that could not
+ *    be tagged while no scheduler ran are tagged there before they run
+ *    here (cs_fork_orphan). Work is never placed on a CPU whose runqueue
+ *    sched_ext does not see online (hotplug).
  *
  * Modes: strict (default) shares a core only within a cookie; fill also
  * lets untagged (cookie 0) work run beside any cookie; none disables
