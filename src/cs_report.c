@@ -170,6 +170,14 @@ static void prom_head(FILE *f, const char *name, const char *help)
 		name, help, name);
 }
 
+/* A gauge without labels: its head and its one sample, @prec decimals. */
+static void prom_gauge(FILE *f, const char *name, const char *help, double v,
+		       int prec)
+{
+	prom_head(f, name, help);
+	fprintf(f, "scx_coresched_%s %.*f\n", name, prec, v);
+}
+
 void cs_interval_print_prom(FILE *f, const struct cs_topo *t,
 			    const struct cs_snapshot *b,
 			    const struct cs_interval *iv, double unix_time)
@@ -184,12 +192,9 @@ void cs_interval_print_prom(FILE *f, const struct cs_topo *t,
 	char name[300];
 	int core, s, m, i;
 
-	prom_head(f, "stats_timestamp_seconds", "When these figures were written (Unix time).");
-	fprintf(f, "scx_coresched_stats_timestamp_seconds %.3f\n", unix_time);
-	prom_head(f, "interval_seconds", "Length of the interval the figures cover.");
-	fprintf(f, "scx_coresched_interval_seconds %.3f\n", iv->secs);
-	prom_head(f, "forced_idle_percent", "Forced idle as % of all CPU time in the interval.");
-	fprintf(f, "scx_coresched_forced_idle_percent %.3f\n", iv->forced_idle_pct);
+	prom_gauge(f, "stats_timestamp_seconds", "When these figures were written (Unix time).", unix_time, 3);
+	prom_gauge(f, "interval_seconds", "Length of the interval the figures cover.", iv->secs, 3);
+	prom_gauge(f, "forced_idle_percent", "Forced idle as % of all CPU time in the interval.", iv->forced_idle_pct, 3);
 	prom_head(f, "core_forced_idle_percent", "Forced idle as % of the core's CPU time in the interval.");
 	for (core = 0; core < t->nr_cores; core++) {
 		fprintf(f, "scx_coresched_core_forced_idle_percent{core=\"%d\",cpus=\"", core);
@@ -213,18 +218,11 @@ void cs_interval_print_prom(FILE *f, const struct cs_topo *t,
 			fprintf(f, "\"} %.3f\n", v);
 		}
 	}
-	prom_head(f, "cookie_switches_per_second", "Cookie switches per second in the interval.");
-	fprintf(f, "scx_coresched_cookie_switches_per_second %.1f\n", iv->switches_per_s);
-	prom_head(f, "kicks_per_second", "Sibling kicks per second in the interval.");
-	fprintf(f, "scx_coresched_kicks_per_second %.1f\n", iv->kicks_per_s);
-	prom_head(f, "max_wait_ms", "Worst enqueue-to-run wait in the interval.");
-	fprintf(f, "scx_coresched_max_wait_ms %.3f\n", iv->max_wait_ms);
-	prom_head(f, "transit_retries", "Claims retried while a sibling was switching, in the interval.");
-	fprintf(f, "scx_coresched_transit_retries %llu\n",
-		(unsigned long long)iv->transit_retries);
-	prom_head(f, "unclaimed_runs", "Runs without a matching claim (load transition), in the interval.");
-	fprintf(f, "scx_coresched_unclaimed_runs %llu\n",
-		(unsigned long long)iv->unclaimed_runs);
+	prom_gauge(f, "cookie_switches_per_second", "Cookie switches per second in the interval.", iv->switches_per_s, 1);
+	prom_gauge(f, "kicks_per_second", "Sibling kicks per second in the interval.", iv->kicks_per_s, 1);
+	prom_gauge(f, "max_wait_ms", "Worst enqueue-to-run wait in the interval.", iv->max_wait_ms, 3);
+	prom_gauge(f, "transit_retries", "Claims retried while a sibling was switching, in the interval.", (double)iv->transit_retries, 0);
+	prom_gauge(f, "unclaimed_runs", "Runs without a matching claim (load transition), in the interval.", (double)iv->unclaimed_runs, 0);
 	fflush(f);
 }
 
