@@ -6,7 +6,8 @@
  * so whichever loads first creates them and the other reuses them.
  *
  * A task's cookie: its per-task cookie (task storage, set through prctl or
- * inherited on fork) if non-zero, else the tag of the nearest tagged
+ * inherited on fork; CS_COOKIE_LOST if that inheritance was lost) if
+ * non-zero, else the tag of the nearest tagged
  * ancestor of its cgroup v2 (itself included, CS_MAX_CGRP_DEPTH levels at
  * most), else 0. Kernel threads are never tagged.
  */
@@ -78,22 +79,78 @@ static struct cs_fork_stat *fork_stat(void)
 }
 
 /*
+ * One bit per tid: the child that holds it could neither inherit its
+ * parent's cookie nor be recorded in cs_fork_orphan (tagging.bpf.c). An
+ * array: marking can never fail. Its cookie is CS_COOKIE_LOST.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, CS_PID_MAX_LIMIT / 64);
+	__type(key, u32);
+	__type(value, u64);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} cs_fork_lost SEC(".maps");
+
+static bool fork_lost(u32 tid)
+{
+	struct cs_fork_stat *st = fork_stat();
+	u32 word = tid / 64;
+	u64 *w;
+
+	if (!st || !st->lost) /* no child was ever lost: no bit is set */
+		return false;
+	w = bpf_map_lookup_elem(&cs_fork_lost, &word);
+	return w && (*w & (1ULL << (tid % 64)));
+}
+
+static void fork_lost_mark(u32 tid, bool lost)
+{
+	u32 word = tid / 64;
+	u64 *w = bpf_map_lookup_elem(&cs_fork_lost, &word);
+
+	if (!w)
+		return;
+	if (lost)
+		__sync_fetch_and_or(w, 1ULL << (tid % 64));
+	else if (*w & (1ULL << (tid % 64)))
+		__sync_fetch_and_and(w, ~(1ULL << (tid % 64)));
+}
+
+/*
+ * The per-task cookie of @p (0 if it has none); @p must be trusted. A task
+ * with no task storage whose inheritance was lost has CS_COOKIE_LOST; one
+ * whose cookie was set, even to 0, has what was set.
+ */
+static u64 own_cookie(struct task_struct *p)
+{
+	struct cs_tag *tag = bpf_task_storage_get(&cs_task_cookie, p, NULL, 0);
+
+	if (tag)
+		return tag->cookie;
+	return fork_lost(p->pid) ? CS_COOKIE_LOST : 0;
+}
+
+/*
  * Give @child the cookie of @parent (the thread that forks or clones it),
- * as upstream's sched_core_fork() does. 0, or -ENOMEM if the child's
- * storage could not be created.
+ * as upstream's sched_core_fork() does; a lost parent has a lost child.
+ * 0, or -ENOMEM if the child's storage could not be created.
  */
 static int inherit_cookie(struct task_struct *parent, struct task_struct *child)
 {
-	struct cs_tag *mine, *theirs;
+	u64 cookie = own_cookie(parent);
+	struct cs_tag *theirs;
 
-	mine = bpf_task_storage_get(&cs_task_cookie, parent, NULL, 0);
-	if (!mine || !mine->cookie)
+	if (!cookie)
 		return 0;
+	if (cookie == CS_COOKIE_LOST) {
+		fork_lost_mark(child->pid, true);
+		return 0;
+	}
 	theirs = bpf_task_storage_get(&cs_task_cookie, child, NULL,
 				      BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!theirs)
 		return -ENOMEM;
-	theirs->cookie = mine->cookie;
+	theirs->cookie = cookie;
 	return 0;
 }
 
@@ -130,14 +187,6 @@ static u64 cgroup_cookie(struct task_struct *p)
 			return tag->cookie;
 	}
 	return 0;
-}
-
-/* The per-task cookie of @p (0 if it has none); @p must be trusted. */
-static u64 own_cookie(struct task_struct *p)
-{
-	struct cs_tag *tag = bpf_task_storage_get(&cs_task_cookie, p, NULL, 0);
-
-	return tag ? tag->cookie : 0;
 }
 
 /* Per-task cookie first, then cgroup tag; kernel threads are never tagged. */

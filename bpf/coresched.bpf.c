@@ -75,8 +75,9 @@
  *    forked child gets its parent's cookie in ops.init_task, inside
  *    copy_process(), or the fork fails (ENOMEM); children that could not
  *    be tagged while no scheduler ran are tagged there before they run
- *    here (cs_fork_orphan). Work is never placed on a CPU whose runqueue
- *    sched_ext does not see online (hotplug).
+ *    here (cs_fork_orphan), and those that could not even be recorded
+ *    (cs_fork_lost) run alone on their cores. Work is never placed on a
+ *    CPU whose runqueue sched_ext does not see online (hotplug).
  *
  * Modes: strict (default) shares a core only within a cookie; fill also
  * lets untagged (cookie 0) work run beside any cookie; none disables
@@ -855,6 +856,7 @@ void BPF_STRUCT_OPS(cs_exit_task, struct task_struct *p,
 	}
 	/* The per-task cookie lives in task storage and dies with the task. */
 	forget_orphan(p);
+	fork_lost_mark(p->pid, false);
 }
 
 s32 BPF_STRUCT_OPS(cs_cgroup_init, struct cgroup *cgrp,

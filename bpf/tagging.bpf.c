@@ -54,8 +54,8 @@
  *    THREAD_GROUP, 0). Its pid namespace is the initial one, pid 0 is the
  *    caller; threads 100, 101 and 102 share its thread group and all pass
  *    the permission check; cs_tag_seq.nr_cookies goes 41 -> 42 and the
- *    three threads get cookie 42 * COOKIE_MIX (63 bits), then cs_ctl.tag_gen
- *    is bumped. A vCPU thread
+ *    three threads get cs_task_cookie_make(42) = 0x1abdbeacecedebaf
+ *    (coresched.h), then cs_ctl.tag_gen is bumped. A vCPU thread
  *    it clones afterwards gets the same cookie at task_alloc. prctl returns 0.
  *
  *    The cookie a task is given or reports is its effective one: its own,
@@ -115,11 +115,11 @@ int bpf_iter_task_new(struct bpf_iter_task *it, struct task_struct *task,
 struct task_struct *bpf_iter_task_next(struct bpf_iter_task *it) __ksym;
 void bpf_iter_task_destroy(struct bpf_iter_task *it) __ksym;
 
-/* Odd, so n -> n * COOKIE_MIX is a bijection on 63 bits: ids never repeat. */
-#define COOKIE_MIX 0x9e3779b97f4a7c15ULL
-
 /* Set by the loader: does any core have more than one thread? */
 const volatile bool smt_present = true;
+
+/* Set by the loader from SCX_CORESCHED_FAULT, for tests: CS_FAULT_*. */
+const volatile u32 fault;
 
 /* Tasks whose prctl goes to the kernel (the loader's own, while it adopts). */
 u32 bypass_tgid;
@@ -328,7 +328,7 @@ static u64 new_cookie(void)
 	if (!seq)
 		return 0;
 	n = __sync_add_and_fetch(&seq->nr_cookies, 1);
-	return (n * COOKIE_MIX) & ~CS_COOKIE_CGROUP;
+	return cs_task_cookie_make(n);
 }
 
 static void tags_changed(void)
@@ -485,28 +485,40 @@ int BPF_PROG(cs_inherit, struct task_struct *task, unsigned long clone_flags)
  * A child it could not tag is recorded in cs_fork_orphan (preallocated),
  * and the scheduler gives it its cookie before it runs under sched_ext
  * (coresched.bpf.c, init_task); while a scheduler runs, its init_task
- * has already tagged the child (and can fail the fork). Small window:
+ * has already tagged the child (and can fail the fork). A child it could
+ * not record either (the map is full) is marked in cs_fork_lost, which
+ * cannot fail: its cookie is CS_COOKIE_LOST and it runs alone on its
+ * core, as do the children it forks, until it exits. Small window:
  * the child is already findable by pid here, so a SHARE_TO racing with
  * this hook can be overwritten by the inherited cookie.
  */
 SEC("tp_btf/task_newtask")
 int BPF_PROG(cs_inherit_tp, struct task_struct *task, u64 clone_flags)
 {
-	struct task_struct *parent = current_task();
 	struct cs_orphan o = { .start_ns = task->start_time };
 	struct cs_fork_stat *st = fork_stat();
-	struct cs_tag *mine;
 	u32 tid = task->pid;
 
-	if (!inherit_cookie(parent, task))
+	o.cookie = own_cookie(current_task());
+	if (!o.cookie || o.cookie == CS_COOKIE_LOST) {
+		/* untagged, or lost like its parent; drop a dead tid's mark */
+		fork_lost_mark(tid, o.cookie == CS_COOKIE_LOST);
 		return 0;
-	mine = bpf_task_storage_get(&cs_task_cookie, parent, NULL, 0);
-	o.cookie = mine ? mine->cookie : 0;
-	if (!o.cookie || bpf_map_update_elem(&cs_fork_orphan, &tid, &o, BPF_ANY)) {
+	}
+	if (!(fault & CS_FAULT_FORK_STORAGE) &&
+	    !inherit_cookie(current_task(), task)) {
+		fork_lost_mark(tid, false);
+		return 0;
+	}
+	if ((fault & CS_FAULT_FORK_ORPHAN) ||
+	    bpf_map_update_elem(&cs_fork_orphan, &tid, &o, BPF_ANY)) {
+		/* Fail closed: mark first, then count (fork_lost reads it). */
+		fork_lost_mark(tid, true);
 		if (st)
 			__sync_fetch_and_add(&st->lost, 1);
 		return 0;
 	}
+	fork_lost_mark(tid, false);
 	if (st)
 		__sync_fetch_and_add(&st->orphans, 1);
 	return 0;

@@ -113,7 +113,8 @@ __attribute__((noinline)) bool slot_in_core_words(u32 s)
 
 /*
  * Take a reference on the slot of @cookie, allocating one if needed; a
- * cookie that finds no free slot gets CS_SLOT_EXCL (runs alone on its core).
+ * cookie that finds no free slot, and CS_COOKIE_LOST (a trust domain
+ * nobody knows), get CS_SLOT_EXCL (runs alone on its core).
  */
 static u8 slot_get(u64 cookie, bool *fresh)
 {
@@ -125,7 +126,7 @@ static u8 slot_get(u64 cookie, bool *fresh)
 	*fresh = false;
 	if (!cookie)
 		return 0;
-	if (!t)
+	if (!t || cookie == CS_COOKIE_LOST)
 		return CS_SLOT_EXCL;
 	hintp = bpf_map_lookup_elem(&cookie_slot, &cookie);
 	hint = hintp ? *hintp : 0;

@@ -20,9 +20,13 @@
  *                                       fork (no BPF LSM: see tagging.bpf.c);
  *                                       the scheduler gives it to them
  *   cs_fork_stat    0                -> struct cs_fork_stat (BPF only)
+ *   cs_fork_lost    tid / 64         -> u64, bit tid % 64: a child that
+ *                                       could not even be recorded there;
+ *                                       it has cookie CS_COOKIE_LOST
  *
- * A task's cookie is its per-task cookie if it has one, else the tag of its
- * nearest tagged cgroup ancestor (itself included), else 0 (untagged).
+ * A task's cookie is its per-task cookie if it has one (CS_COOKIE_LOST if
+ * its inheritance was lost), else the tag of its nearest tagged cgroup
+ * ancestor (itself included), else 0 (untagged).
  * The scheduler resolves it whenever it queues the task and at every tick.
  */
 #ifndef __CORESCHED_H
@@ -40,9 +44,53 @@
 #define CS_MAX_CGRP_TAGS 4096
 #define CS_MAX_CGRP_DEPTH 16
 #define CS_MAX_FORK_ORPHANS 4096 /* children awaiting their cookie */
+#define CS_PID_MAX_LIMIT 4194304 /* the kernel's PID_MAX_LIMIT: tids are below */
 
 /* Cookies. Bit 63 set: cgroup cookie, low bits are the cgroup id. */
 #define CS_COOKIE_CGROUP (1ULL << 63)
+
+/*
+ * The cookie of a child whose parent's cookie could not be handed down nor
+ * recorded at fork (cs_fork_lost): its trust domain is unknown, so it
+ * shares a core with nobody (the scheduler's CS_SLOT_EXCL) until it exits.
+ * No per-task cookie (below) or cgroup cookie has this value.
+ */
+#define CS_COOKIE_LOST 1ULL
+
+/*
+ * Per-task cookies (prctl CREATE) are written so that their hex form has
+ * no two decimal digits in a row: 0x, one digit 1-7, then 15 of a-f. A
+ * script that replaces a PID in a line holding a cookie (util-linux's
+ * coresched tests do) then never hits the cookie. Cookie number n (from
+ * 1) is k = n - 1; k / 6^15 picks the digit, (k + 1) * CS_COOKIE_MIX^2
+ * modulo 6^15 (a bijection: the factor is prime to 6) the letters, so
+ * cookies never repeat and do not count up visibly. Cookie number
+ * CS_MAX_TASK_COOKIES + 1 and later are refused (ENOMEM): about 3.3e12,
+ * 38 days of nothing but CREATE at a million a second.
+ */
+#define CS_COOKIE_LETTERS 15
+#define CS_COOKIE_POW6 470184984576ULL /* 6^15 */
+#define CS_COOKIE_MIX 10368889ULL /* 0x9e3779: prime to 6, < 2^24 */
+#define CS_MAX_TASK_COOKIES (7 * CS_COOKIE_POW6)
+
+/* Cookie number @n (1, 2, ...), or 0 past CS_MAX_TASK_COOKIES. */
+static inline __u64 cs_task_cookie_make(__u64 n)
+{
+	__u64 k = n - 1, m, cookie;
+	int i;
+
+	if (n == 0 || n > CS_MAX_TASK_COOKIES)
+		return 0;
+	m = (k + 1) % CS_COOKIE_POW6;
+	m = m * CS_COOKIE_MIX % CS_COOKIE_POW6; /* < 2^39 * 2^24: no overflow */
+	m = m * CS_COOKIE_MIX % CS_COOKIE_POW6;
+	cookie = 1 + k / CS_COOKIE_POW6;
+	for (i = 0; i < CS_COOKIE_LETTERS; i++) {
+		cookie = cookie << 4 | (0xa + m % 6);
+		m /= 6;
+	}
+	return cookie;
+}
 
 struct cs_tag {
 	__u64 cookie;
@@ -55,6 +103,7 @@ struct cs_tag {
 #define CS_MAP_SEQ "cs_tag_seq"
 #define CS_MAP_ORPHAN "cs_fork_orphan"
 #define CS_MAP_FORK_STAT "cs_fork_stat"
+#define CS_MAP_FORK_LOST "cs_fork_lost"
 #define CS_LINK_PRCTL "link_prctl" /* prctl(PR_SCHED_CORE) handler */
 #define CS_LINK_FORK "link_fork" /* cookie inheritance on fork/clone */
 #define CS_LINK_BACKSTOP "link_backstop" /* refuses prctls the handler missed */
@@ -88,9 +137,18 @@ struct cs_orphan {
 /* Written by BPF only. Pinned as CS_MAP_FORK_STAT. */
 struct cs_fork_stat {
 	__u64 orphans; /* children recorded in cs_fork_orphan */
-	__u64 lost; /* children that could not even be recorded: they may
-		     * run untagged (the loader says so at start) */
+	__u64 lost; /* children that could not even be recorded: marked in
+		     * cs_fork_lost, they run alone (CS_COOKIE_LOST) */
 };
+
+/*
+ * Fault injection for tests (SCX_CORESCHED_FAULT, read when the tagging
+ * programs are installed): without BPF LSM, fork inheritance acts as if
+ * the child's task storage could not be created (fork-storage), and also
+ * as if cs_fork_orphan were full (fork-orphan).
+ */
+#define CS_FAULT_FORK_STORAGE (1U << 0)
+#define CS_FAULT_FORK_ORPHAN (1U << 1)
 
 /* prctl() option no kernel has: the loader's probe that BPF LSM runs. */
 #define CS_LSM_PROBE 0x53435850 /* "SCXP" */

@@ -292,6 +292,31 @@ static int adopt_kernel_cookies(struct tagging *skel, char *err, size_t len)
 }
 
 /*
+ * Fault injection for tests: SCX_CORESCHED_FAULT=fork-storage makes fork
+ * inheritance without BPF LSM act as if the child's task storage could not
+ * be created, fork-orphan as if cs_fork_orphan were full too. Unset or
+ * empty: no fault. Anything else is an error.
+ */
+static int read_fault(__u32 *fault, char *err, size_t len)
+{
+	const char *v = getenv("SCX_CORESCHED_FAULT");
+
+	*fault = 0;
+	if (!v || !*v)
+		return 0;
+	if (!strcmp(v, "fork-storage"))
+		*fault = CS_FAULT_FORK_STORAGE;
+	else if (!strcmp(v, "fork-orphan"))
+		*fault = CS_FAULT_FORK_STORAGE | CS_FAULT_FORK_ORPHAN;
+	else
+		return cs_fail(err, len,
+			       "SCX_CORESCHED_FAULT=%s: unknown fault (fork-storage or fork-orphan)",
+			       v);
+	fprintf(stderr, "scx_coresched: test fault injected: %s\n", v);
+	return 0;
+}
+
+/*
  * Load the tagging programs, probe the kernel, choose the plan and attach
  * what it asks for, with the backstop attached (unpinned) as early as the
  * kernel allows. Returns the loaded skeleton, or NULL with a message.
@@ -317,6 +342,8 @@ static struct tagging *load_and_plan(bool smt_present, enum cs_prctl_want want,
 		return NULL;
 	}
 	skel->rodata->smt_present = smt_present;
+	if (read_fault(&skel->rodata->fault, err, len))
+		goto fail;
 	/* Programs this kernel cannot load stay out. */
 	bpf_program__set_autoload(skel->progs.cs_prctl,
 				  f.override && want == CS_PRCTL_SERVE);

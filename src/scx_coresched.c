@@ -490,7 +490,7 @@ int main(int argc, char **argv)
 	fprintf(stderr, "scx_coresched: %s\n", cs_plan_describe(&plan));
 	if (cs_fork_lost())
 		fprintf(stderr,
-			"scx_coresched: WARNING: %llu children of tagged tasks could not inherit their parent's cookie at fork, nor be recorded for it, and may run untagged: restart the tagged tenants\n",
+			"scx_coresched: WARNING: %llu children of tagged tasks could not inherit their parent's cookie at fork, nor be recorded for it: they and their children run alone on their cores until they exit; restart those tenants to give them their cookies back\n",
 			(unsigned long long)cs_fork_lost());
 	if (restarts)
 		fprintf(stderr,

@@ -2,17 +2,20 @@
 /*
  * Host unit tests for the pure policy code in include/cs_policy.h: the core
  * state word, cookie compatibility, claim verdicts (with an exhaustive model
- * check of the IPI window), core slot and charge accounting.
+ * check of the IPI window), core slot and charge accounting, and the
+ * numbering of per-task cookies (coresched.h).
  *
  * Prints one line per test, "PASS name" or "FAIL name: why"; exits 1 if any
  * test failed.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "coresched.h"
 #include "cs_policy.h"
 #include "harness.h"
 
@@ -917,6 +920,92 @@ static bool test_policy_clamp_vtime_no_underflow(void)
 	return true;
 }
 
+/* Per-task cookies (coresched.h) */
+
+/* No two decimal digits in a row in "0x%llx": no PID can match inside. */
+static bool digit_run(__u64 cookie, char *hex, size_t len)
+{
+	size_t i;
+
+	snprintf(hex, len, "0x%llx", (unsigned long long)cookie);
+	for (i = 1; hex[i]; i++)
+		if (hex[i - 1] >= '0' && hex[i - 1] <= '9' && hex[i] >= '0' &&
+		    hex[i] <= '9')
+			return true;
+	return false;
+}
+
+static bool cookie_ok(__u64 n, char *why, size_t len)
+{
+	__u64 c = cs_task_cookie_make(n);
+	char hex[24];
+
+	if (!c || (c & CS_COOKIE_CGROUP) || digit_run(c, hex, sizeof(hex))) {
+		snprintf(why, len, "cookie number %llu is %#llx",
+			 (unsigned long long)n, (unsigned long long)c);
+		return false;
+	}
+	return true;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool test_task_cookie_no_digit_runs(void)
+{
+	static const __u64 edges[] = { 1, 2, CS_COOKIE_POW6 - 1, CS_COOKIE_POW6,
+				       CS_COOKIE_POW6 + 1, 2 * CS_COOKIE_POW6,
+				       CS_MAX_TASK_COOKIES - 1,
+				       CS_MAX_TASK_COOKIES };
+	char why[96];
+	__u64 n;
+	size_t i;
+
+	for (n = 1; n <= 200000; n++)
+		CHECK(cookie_ok(n, why, sizeof(why)), "%s", why);
+	for (i = 0; i < ARRAY_SIZE(edges); i++)
+		CHECK(cookie_ok(edges[i], why, sizeof(why)), "%s", why);
+	/* and the check itself sees a run */
+	CHECK(digit_run(0x1a23bULL, why, sizeof(why)), "0x1a23b has a run");
+	return true;
+}
+
+/* Distinct over the first 200000 and around each change of the digit. */
+static bool test_task_cookie_unique(void)
+{
+	enum { N = 200000, EDGE = 1000 };
+	static __u64 c[N + 6 * 2 * EDGE];
+	size_t nr = 0, i;
+	__u64 n, d;
+
+	for (n = 1; n <= N; n++)
+		c[nr++] = cs_task_cookie_make(n);
+	for (d = 1; d < 7; d++)
+		for (n = d * CS_COOKIE_POW6 - EDGE + 1;
+		     n <= d * CS_COOKIE_POW6 + EDGE; n++)
+			c[nr++] = cs_task_cookie_make(n);
+	qsort(c, nr, sizeof(c[0]), cmp_u64);
+	for (i = 1; i < nr; i++)
+		CHECK(c[i] != c[i - 1], "cookie %#llx twice",
+		      (unsigned long long)c[i]);
+	return true;
+}
+
+static bool test_task_cookie_limit(void)
+{
+	CHECK_EQ(cs_task_cookie_make(0), 0);
+	CHECK(cs_task_cookie_make(CS_MAX_TASK_COOKIES) != 0, "last refused");
+	CHECK_EQ(cs_task_cookie_make(CS_MAX_TASK_COOKIES + 1), 0);
+	CHECK_EQ(cs_task_cookie_make(~0ULL), 0);
+	/* the README's and tagging.bpf.c's example */
+	CHECK_EQ(cs_task_cookie_make(42), 0x1abdbeacecedebafULL);
+	return true;
+}
+
 int main(void)
 {
 	RUN(policy_word_layout);
@@ -955,5 +1044,8 @@ int main(void)
 	RUN(policy_should_yield);
 	RUN(policy_clamp_vtime);
 	RUN(policy_clamp_vtime_no_underflow);
+	RUN(task_cookie_no_digit_runs);
+	RUN(task_cookie_unique);
+	RUN(task_cookie_limit);
 	return nr_failed ? 1 : 0;
 }

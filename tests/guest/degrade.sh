@@ -18,13 +18,21 @@
 #   degrade_<v>_plan              the loader states the plan this kernel
 #                                 allows
 #   degrade_<v>_prctl_* (parity)  the prctl suite against our handler,
-#                                 fork/clone inheritance included
+#                                 fork/clone inheritance included (not
+#                                 core_lsm: prctl.sh runs it there)
 #   degrade_<v>_isolation         three prctl tenants and untagged work:
 #                                 0 ns overlap seen by the observer
 #                                 attached first
 #   degrade_<v>_refuse_mode       --prctl refuse: EPERM with BPF LSM, the
 #                                 kernel's own EINVAL without it
 #   degrade_<v>_serve_again       serving again after refuse
+#   degrade_<v>_fork_orphan_adopted  (no BPF LSM) children that could
+#                                 not inherit at fork while no scheduler
+#                                 ran get their parent's cookie when it
+#                                 starts
+#   degrade_<v>_fork_lost_alone   (no BPF LSM) children that could not
+#                                 even be recorded have CS_COOKIE_LOST and
+#                                 run beside nothing: 0 ns overlap
 # <v> is core or nocore, then lsm or nolsm.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -96,14 +104,20 @@ if observe_bg "$TMP/obs" --duration 120 && start_sched -v; then
 	else
 		fail degrade_${v}_plan "want '$want_plan' in: $(grep -i 'prctl\|kernel:' "$TMP/sched.err" | tr '\n' '|')"
 	fi
-	timeout -k 5 60 "$ROOT/build/prctl_parity" ours >"$TMP/parity" 2>&1 </dev/null
-	prc=$?
-	sed -n 's/^\(PASS\|FAIL\) /&degrade_'"$v"'_/p' "$TMP/parity"
-	nfail=$((nfail + $(grep -c '^FAIL ' "$TMP/parity")))
-	if [ $prc != 0 ] && ! grep -q '^FAIL ' "$TMP/parity"; then
-		fail degrade_${v}_prctl_suite "exit $prc without a FAIL line: $(tail -n 3 "$TMP/parity" | tr '\n' '|')"
-	elif ! grep -q '^PASS ' "$TMP/parity"; then
-		fail degrade_${v}_prctl_suite "no results: $(tail -n 3 "$TMP/parity" | tr '\n' '|')"
+	# With everything (the default test kernel and boot), prctl.sh runs
+	# this suite on the same plan already.
+	if [ "$kcore" = 1 ] && [ "$blsm" = 1 ]; then
+		info "degrade_${v}: the prctl suite on this plan is prctl.sh's"
+	else
+		timeout -k 5 60 "$ROOT/build/prctl_parity" ours >"$TMP/parity" 2>&1 </dev/null
+		prc=$?
+		sed -n 's/^\(PASS\|FAIL\) /&degrade_'"$v"'_/p' "$TMP/parity"
+		nfail=$((nfail + $(grep -c '^FAIL ' "$TMP/parity")))
+		if [ $prc != 0 ] && ! grep -q '^FAIL ' "$TMP/parity"; then
+			fail degrade_${v}_prctl_suite "exit $prc without a FAIL line: $(tail -n 3 "$TMP/parity" | tr '\n' '|')"
+		elif ! grep -q '^PASS ' "$TMP/parity"; then
+			fail degrade_${v}_prctl_suite "no results: $(tail -n 3 "$TMP/parity" | tr '\n' '|')"
+		fi
 	fi
 	prctl_tenants $name "$TMP/obs"
 	stop_bg
@@ -114,7 +128,101 @@ else
 	stop_sched
 fi
 
-# 4. --prctl refuse, then serve again.
+# 4. Without BPF LSM, inheritance at task_newtask cannot fail a fork. A
+# child it cannot tag is recorded (cs_fork_orphan) and gets its cookie
+# when the scheduler starts; one it cannot record either is marked
+# (cs_fork_lost) and runs alone on its core, and so do its children.
+# SCX_CORESCHED_FAULT, read when the tagging programs are installed,
+# forces each failure; the children fork while no scheduler runs.
+CS=$ROOT/build/coresched
+
+# kids_of PID N: print the N children of PID once they exist.
+kids_of() {
+	local i kids
+	for i in $(seq 1 80); do
+		kids=$(pgrep -P "$1" | sort -n | tr '\n' ' ')
+		[ "$(wc -w <<<"$kids")" -ge "$2" ] && break
+		sleep 0.25
+	done
+	echo "$kids"
+}
+
+fork_orphan_adopted() {
+	local name=degrade_${v}_fork_orphan_adopted parent kids pc before after k
+	if ! SCX_CORESCHED_FAULT=fork-storage start_sched || ! stop_sched; then
+		fail $name "the scheduler did not start with the fault injected"
+		return
+	fi
+	"$CS" new -- bash -c 'sleep 600 & sleep 600 & wait' &
+	parent=$!
+	bg_pids+=($parent)
+	kids=$(kids_of $parent 2)
+	pc=$(cookie_of $parent)
+	before=$(for k in $kids; do cookie_of $k; done | tr '\n' ' ')
+	if ! start_sched; then
+		fail $name "the scheduler did not start again"
+		stop_bg
+		return
+	fi
+	after=$(for k in $kids; do cookie_of $k; done | tr '\n' ' ')
+	info "$name: parent $parent cookie $pc, children $kids: $before-> $after"
+	if [ "$pc" != 0 ] && [ "$before" = "0 0 " ] && [ "$after" = "$pc $pc " ] &&
+		! grep -q WARNING "$TMP/sched.err"; then
+		pass $name
+	else
+		fail $name "parent cookie $pc, children's cookies $before before the scheduler, $after after (want 0 0, then the parent's): $(grep WARNING "$TMP/sched.err")"
+	fi
+	stop_sched
+	stop_bg
+}
+
+fork_lost_alone() {
+	local name=degrade_${v}_fork_lost_alone t parent kids before ov sw rc
+	local spin='while :; do :; done'
+	if ! SCX_CORESCHED_FAULT=fork-orphan start_sched || ! stop_sched; then
+		fail $name "the scheduler did not start with the fault injected"
+		return
+	fi
+	t=$(tenant t_lost)
+	run_in "$t" "$CS" new -- bash -c "($spin) & ($spin) & wait"
+	parent=${bg_pids[-1]}
+	kids=$(kids_of $parent 2)
+	before=$(for k in $kids; do cookie_of $k; done | tr '\n' ' ')
+	# Untagged work that a child mistaken for untagged would run beside.
+	spawn stress-ng --quiet --cpu "$NCPU" --timeout 3600
+	if ! observe_bg "$TMP/lost" --tenant lost="$t" --duration 120 ||
+		! start_sched; then
+		fail $name "observer or scheduler did not start: $(tail -n 2 "$TMP/lost.err" "$TMP/sched.err" | tr '\n' '|')"
+		[ -n "$OBS_PID" ] && kill $OBS_PID 2>/dev/null
+		stop_sched
+		stop_bg
+		return
+	fi
+	sleep 10
+	kill -INT $OBS_PID
+	wait $OBS_PID
+	rc=$?
+	ov=$(field "$TMP/lost" overlap_ns)
+	sw=$(field "$TMP/lost" switches)
+	info "$name: children $kids cookies $before; overlap_ns=$ov switches=$sw; $(grep -o 'WARNING: [0-9]* children' "$TMP/sched.err")"
+	# CS_COOKIE_LOST is 1.
+	if [ "$before" = "1 1 " ] && [ $rc = 0 ] && [ "$ov" = 0 ] &&
+		[ "${sw:-0}" -gt 0 ] && grep -q 'WARNING: [0-9]* children' "$TMP/sched.err" &&
+		[ "$(scx_state)" = enabled ]; then
+		pass $name
+	else
+		fail $name "children's cookies $before (want 1 1), observer rc=$rc overlap_ns=$ov switches=$sw, state $(scx_state), loader: $(grep WARNING "$TMP/sched.err")"
+	fi
+	stop_sched
+	stop_bg
+}
+
+if [ "$blsm" = 0 ]; then
+	fork_orphan_adopted
+	fork_lost_alone
+fi
+
+# 5. --prctl refuse, then serve again.
 name=degrade_${v}_refuse_mode
 want=$([ "$blsm" = 1 ] && echo 1 || echo 22) # EPERM; else the kernel's EINVAL
 if start_sched --prctl refuse; then
