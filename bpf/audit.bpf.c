@@ -14,7 +14,9 @@
  * into a 32 MiB ring buffer. The cookie comes from one of three sources:
  *
  *   ours      the task's cookie in cs_task_cookie (task storage) if
- *             non-zero, else the tag of the nearest
+ *             non-zero, else the one recorded at fork in cs_fork_orphan,
+ *             else one of its own if cs_fork_lost marks it, else the tag
+ *             of the nearest
  *             tagged cgroup v2 ancestor of the task's default-hierarchy
  *             cgroup (itself included, at most CS_MAX_CGRP_DEPTH levels
  *             up) in cs_cgrp_tag, else 0. The two maps are the ones
@@ -115,6 +117,21 @@ struct {
 	__uint(max_entries, CS_MAX_CGRP_TAGS);
 } cs_cgrp_tag SEC(".maps");
 
+/* Fork inheritance that failed (coresched.h): records and lost marks. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, struct cs_orphan);
+	__uint(max_entries, CS_MAX_FORK_ORPHANS);
+} cs_fork_orphan SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, CS_PID_MAX_LIMIT / 64);
+} cs_fork_lost SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__type(key, __u32);
@@ -146,6 +163,27 @@ static __u64 cgrp_cookie(struct task_struct *p)
 	return 0;
 }
 
+/*
+ * A child whose inheritance failed at fork: the cookie recorded for it,
+ * or, if it is marked lost, a cookie of its own (CS_COOKIE_LOST and its
+ * tid: no per-task cookie ends in nibble 1, no cgroup cookie lacks bit
+ * 63), since such a task must run beside nothing, not even another lost
+ * one. 0 otherwise.
+ */
+static __u64 fork_cookie(struct task_struct *p)
+{
+	__u32 tid = BPF_CORE_READ(p, pid), word = tid / 64;
+	struct cs_orphan *o = bpf_map_lookup_elem(&cs_fork_orphan, &tid);
+	__u64 *w;
+
+	if (o && o->start_ns == BPF_CORE_READ(p, start_time))
+		return o->cookie;
+	w = bpf_map_lookup_elem(&cs_fork_lost, &word);
+	if (w && (*w & (1ULL << (tid % 64))))
+		return CS_COOKIE_LOST | (__u64)tid << 32;
+	return 0;
+}
+
 static __u64 task_cookie(struct task_struct *p)
 {
 	struct cs_tag *tag;
@@ -159,7 +197,9 @@ static __u64 task_cookie(struct task_struct *p)
 	if (source == OBS_SRC_TENANT)
 		return cgrp_cookie(p);
 	tag = bpf_task_storage_get(&cs_task_cookie, p, NULL, 0);
-	return tag && tag->cookie ? tag->cookie : cgrp_cookie(p);
+	if (tag && tag->cookie)
+		return tag->cookie;
+	return fork_cookie(p) ?: cgrp_cookie(p);
 }
 
 /*

@@ -81,7 +81,10 @@ static struct cs_fork_stat *fork_stat(void)
 /*
  * One bit per tid: the child that holds it could neither inherit its
  * parent's cookie nor be recorded in cs_fork_orphan (tagging.bpf.c). An
- * array: marking can never fail. Its cookie is CS_COOKIE_LOST.
+ * array: marking can never fail. Its cookie is CS_COOKIE_LOST. A bit is
+ * dropped only when its tid gets a new owner (fork, exec: tagging.bpf.c)
+ * or a cookie is set on its task, never when a scheduler lets go of the
+ * task: that is not its end.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -93,13 +96,9 @@ struct {
 
 static bool fork_lost(u32 tid)
 {
-	struct cs_fork_stat *st = fork_stat();
 	u32 word = tid / 64;
-	u64 *w;
+	u64 *w = bpf_map_lookup_elem(&cs_fork_lost, &word);
 
-	if (!st || !st->lost) /* no child was ever lost: no bit is set */
-		return false;
-	w = bpf_map_lookup_elem(&cs_fork_lost, &word);
 	return w && (*w & (1ULL << (tid % 64)));
 }
 
@@ -116,18 +115,58 @@ static void fork_lost_mark(u32 tid, bool lost)
 		__sync_fetch_and_and(w, ~(1ULL << (tid % 64)));
 }
 
+/* Did inheritance ever fail? If not, no record and no bit exists. */
+static bool fork_trouble(void)
+{
+	struct cs_fork_stat *st = fork_stat();
+
+	return st && (st->orphans || st->lost);
+}
+
+/* @p's record in cs_fork_orphan, if it is @p's (not a dead tid owner's). */
+static struct cs_orphan *orphan_of(struct task_struct *p)
+{
+	u32 tid = p->pid;
+	struct cs_orphan *o = bpf_map_lookup_elem(&cs_fork_orphan, &tid);
+
+	return o && o->start_ns == p->start_time ? o : NULL;
+}
+
 /*
- * The per-task cookie of @p (0 if it has none); @p must be trusted. A task
- * with no task storage whose inheritance was lost has CS_COOKIE_LOST; one
- * whose cookie was set, even to 0, has what was set.
+ * The per-task cookie of @p (0 if it has none); @p must be trusted. The
+ * cookie set in its task storage if non-zero, else the cookie recorded for
+ * it at fork (cs_fork_orphan), else CS_COOKIE_LOST if it is marked lost.
+ * Storage that holds 0 while a record or mark exists (a prctl group walk
+ * creates it before writing) does not hide them; setting a cookie drops
+ * them (set_own_cookie).
  */
 static u64 own_cookie(struct task_struct *p)
 {
 	struct cs_tag *tag = bpf_task_storage_get(&cs_task_cookie, p, NULL, 0);
+	struct cs_orphan *o;
 
-	if (tag)
+	if (tag && tag->cookie)
 		return tag->cookie;
+	if (!fork_trouble())
+		return 0;
+	o = orphan_of(p);
+	if (o)
+		return o->cookie;
 	return fork_lost(p->pid) ? CS_COOKIE_LOST : 0;
+}
+
+/* Set @p's own cookie in its storage @tag; fork records and marks go. */
+static void set_own_cookie(struct task_struct *p, struct cs_tag *tag,
+			   u64 cookie)
+{
+	u32 tid = p->pid;
+
+	tag->cookie = cookie;
+	if (!fork_trouble())
+		return;
+	if (orphan_of(p))
+		bpf_map_delete_elem(&cs_fork_orphan, &tid);
+	fork_lost_mark(tid, false);
 }
 
 /*
@@ -150,7 +189,7 @@ static int inherit_cookie(struct task_struct *parent, struct task_struct *child)
 				      BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!theirs)
 		return -ENOMEM;
-	theirs->cookie = cookie;
+	set_own_cookie(child, theirs, cookie);
 	return 0;
 }
 

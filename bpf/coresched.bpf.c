@@ -785,26 +785,25 @@ void BPF_STRUCT_OPS(cs_cpu_release, s32 cpu, struct scx_cpu_release_args *args)
  */
 static s32 adopt_orphan(struct task_struct *p)
 {
-	struct cs_fork_stat *st = fork_stat();
 	struct cs_orphan *o;
 	struct cs_tag *tag;
-	u32 tid = p->pid;
+	u64 cookie;
 
-	if (!st || !st->orphans)
+	if (!fork_trouble())
 		return 0;
-	o = bpf_map_lookup_elem(&cs_fork_orphan, &tid);
-	if (!o || o->start_ns != p->start_time)
+	o = orphan_of(p);
+	if (!o)
 		return 0;
+	cookie = o->cookie;
 	tag = bpf_task_storage_get(&cs_task_cookie, p, NULL,
 				   BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!tag) {
 		cs_error("cannot give task %d its parent's cookie %llx (task storage)",
-			 tid, o->cookie);
+			 p->pid, cookie);
 		return -ENOMEM;
 	}
 	if (!tag->cookie)
-		tag->cookie = o->cookie;
-	bpf_map_delete_elem(&cs_fork_orphan, &tid);
+		set_own_cookie(p, tag, cookie);
 	return 0;
 }
 
@@ -829,17 +828,17 @@ s32 BPF_STRUCT_OPS(cs_init_task, struct task_struct *p,
 	return adopt_orphan(p);
 }
 
-/* An orphan record that outlived its task (tagged by us at fork after all). */
+/*
+ * The orphan record of a task that exits. Only then: exit_task also runs
+ * for every live task when the scheduler is disabled, and the record (or
+ * a cs_fork_lost mark, which only a new owner of the tid drops) is what
+ * keeps its cookie until the next scheduler.
+ */
 static void forget_orphan(struct task_struct *p)
 {
-	struct cs_fork_stat *st = fork_stat();
-	struct cs_orphan *o;
 	u32 tid = p->pid;
 
-	if (!st || !st->orphans)
-		return;
-	o = bpf_map_lookup_elem(&cs_fork_orphan, &tid);
-	if (o && o->start_ns == p->start_time)
+	if (fork_trouble() && (p->flags & PF_EXITING) && orphan_of(p))
 		bpf_map_delete_elem(&cs_fork_orphan, &tid);
 }
 
@@ -856,7 +855,6 @@ void BPF_STRUCT_OPS(cs_exit_task, struct task_struct *p,
 	}
 	/* The per-task cookie lives in task storage and dies with the task. */
 	forget_orphan(p);
-	fork_lost_mark(p->pid, false);
 }
 
 s32 BPF_STRUCT_OPS(cs_cgroup_init, struct cgroup *cgrp,

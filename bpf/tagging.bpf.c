@@ -11,8 +11,9 @@
  * 1. Storage. A task's cookie is a u64 in task storage (cs_task_cookie):
  *    it lives and dies with the task, so a reused PID never inherits a dead
  *    tenant's cookie. New cookies come from a counter in cs_tag_seq (which
- *    only BPF writes), scrambled by an odd multiplier modulo 2^63, so they
- *    are never reused; cgroup cookies have bit 63 set (coresched.h).
+ *    only BPF writes), written by cs_task_cookie_make() (coresched.h:
+ *    scrambled, never reused, bit 63 clear); cgroup cookies have bit 63
+ *    set.
  *
  * 2. Inheritance. The task_alloc LSM hook runs in copy_process() in the
  *    parent (current), before the child can run: the child gets the
@@ -20,9 +21,10 @@
  *    sched_core_fork() does. If its storage cannot be allocated the fork
  *    fails with ENOMEM (fail closed) and cs_tag_seq counts it. exec keeps it.
  *    Where BPF LSM programs do not run, the task_newtask tracepoint does
- *    the same, and the children it cannot tag are recorded for the
- *    scheduler to tag before they run under it (src/cs_features.c has the
- *    table of what runs on which kernel).
+ *    the same; the children it cannot tag are recorded (cs_fork_orphan)
+ *    and have the recorded cookie until the scheduler stores it, and
+ *    those it cannot record are marked lost (cs_fork_lost) and run alone
+ *    (src/cs_features.c has the table of what runs on which kernel).
  *
  * 3. prctl. A kprobe on the prctl syscall answers PR_SCHED_CORE itself and
  *    overrides the syscall's return value (bpf_override_return), so the
@@ -312,7 +314,7 @@ static void set_group(struct core_req *rq)
 			continue;
 		tag = bpf_task_storage_get(&cs_task_cookie, t, NULL, 0);
 		if (tag)
-			tag->cookie = rq->cookie;
+			set_own_cookie(t, tag, rq->cookie);
 	}
 }
 
@@ -380,7 +382,7 @@ static long sched_core_prctl(struct core_req *rq)
 					   BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (!tag)
 			return -ENOMEM;
-		tag->cookie = rq->target_cookie;
+		set_own_cookie(cur, tag, rq->target_cookie);
 		tags_changed();
 		return 0;
 	}
@@ -499,28 +501,69 @@ int BPF_PROG(cs_inherit_tp, struct task_struct *task, u64 clone_flags)
 	struct cs_fork_stat *st = fork_stat();
 	u32 tid = task->pid;
 
+	/* A record or mark left on this tid by a dead owner is not ours. */
+	if (fork_trouble()) {
+		bpf_map_delete_elem(&cs_fork_orphan, &tid);
+		fork_lost_mark(tid, false);
+	}
 	o.cookie = own_cookie(current_task());
-	if (!o.cookie || o.cookie == CS_COOKIE_LOST) {
-		/* untagged, or lost like its parent; drop a dead tid's mark */
-		fork_lost_mark(tid, o.cookie == CS_COOKIE_LOST);
+	if (!o.cookie)
+		return 0;
+	if (o.cookie == CS_COOKIE_LOST) { /* lost like its parent */
+		fork_lost_mark(tid, true);
 		return 0;
 	}
 	if (!(fault & CS_FAULT_FORK_STORAGE) &&
-	    !inherit_cookie(current_task(), task)) {
-		fork_lost_mark(tid, false);
+	    !inherit_cookie(current_task(), task))
 		return 0;
-	}
+	if (!st)
+		return 0; /* cannot happen: an array's only element */
+	/* Counted first: own_cookie() looks only once a counter is set. */
+	__sync_fetch_and_add(&st->orphans, 1);
 	if ((fault & CS_FAULT_FORK_ORPHAN) ||
 	    bpf_map_update_elem(&cs_fork_orphan, &tid, &o, BPF_ANY)) {
-		/* Fail closed: mark first, then count (fork_lost reads it). */
+		/* Fail closed: the mark cannot fail. */
+		__sync_fetch_and_add(&st->lost, 1);
+		__sync_fetch_and_sub(&st->orphans, 1);
 		fork_lost_mark(tid, true);
-		if (st)
-			__sync_fetch_and_add(&st->lost, 1);
-		return 0;
 	}
-	fork_lost_mark(tid, false);
-	if (st)
-		__sync_fetch_and_add(&st->orphans, 1);
+	return 0;
+}
+
+/*
+ * An exec from a thread other than the leader: de_thread() gives it the
+ * leader's tid and start time (exchange_tids()). Its fork record or mark,
+ * kept by tid, moves with it; the leader's, on that tid, goes with the
+ * leader. Attached with task_newtask.
+ */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(cs_exec_tp, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	struct cs_fork_stat *st = fork_stat();
+	u32 old = old_pid, tid = p->pid;
+	struct cs_orphan *o, moved;
+	bool lost;
+
+	if (old == tid || !fork_trouble())
+		return 0;
+	lost = fork_lost(old);
+	o = bpf_map_lookup_elem(&cs_fork_orphan, &old);
+	if (o) {
+		moved.cookie = o->cookie;
+		moved.start_ns = p->start_time;
+		if (bpf_map_update_elem(&cs_fork_orphan, &tid, &moved,
+					BPF_ANY)) {
+			if (st)
+				__sync_fetch_and_add(&st->lost, 1);
+			lost = true;
+		}
+		bpf_map_delete_elem(&cs_fork_orphan, &old);
+	} else {
+		bpf_map_delete_elem(&cs_fork_orphan, &tid);
+	}
+	fork_lost_mark(tid, lost);
+	fork_lost_mark(old, false);
 	return 0;
 }
 
@@ -562,7 +605,7 @@ int cs_adopt(struct bpf_iter__task *ctx)
 	tag = bpf_task_storage_get(&cs_task_cookie, t, NULL,
 				   BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (tag)
-		tag->cookie = *ours;
+		set_own_cookie(t, tag, *ours);
 	BPF_SEQ_PRINTF(seq, "%d %llu %d\n", t->pid, *ours, tag ? 0 : -ENOMEM);
 	return 0;
 }

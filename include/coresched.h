@@ -21,12 +21,14 @@
  *                                       the scheduler gives it to them
  *   cs_fork_stat    0                -> struct cs_fork_stat (BPF only)
  *   cs_fork_lost    tid / 64         -> u64, bit tid % 64: a child that
- *                                       could not even be recorded there;
- *                                       it has cookie CS_COOKIE_LOST
+ *                                       could not even be recorded there
+ *                                       (and its children): cookie
+ *                                       CS_COOKIE_LOST
  *
- * A task's cookie is its per-task cookie if it has one (CS_COOKIE_LOST if
- * its inheritance was lost), else the tag of its nearest tagged cgroup
- * ancestor (itself included), else 0 (untagged).
+ * A task's cookie is its per-task cookie if it has one (stored, else
+ * recorded in cs_fork_orphan, else CS_COOKIE_LOST if marked lost), else
+ * the tag of its nearest tagged cgroup ancestor (itself included), else 0
+ * (untagged).
  * The scheduler resolves it whenever it queues the task and at every tick.
  */
 #ifndef __CORESCHED_H
@@ -53,7 +55,8 @@
  * The cookie of a child whose parent's cookie could not be handed down nor
  * recorded at fork (cs_fork_lost): its trust domain is unknown, so it
  * shares a core with nobody (the scheduler's CS_SLOT_EXCL) until it exits.
- * No per-task cookie (below) or cgroup cookie has this value.
+ * No cookie that CREATE hands out (below) and no cgroup cookie has this
+ * value; SHARE_TO and SHARE_FROM pass it on like any other.
  */
 #define CS_COOKIE_LOST 1ULL
 
@@ -108,6 +111,7 @@ struct cs_tag {
 #define CS_LINK_FORK "link_fork" /* cookie inheritance on fork/clone */
 #define CS_LINK_BACKSTOP "link_backstop" /* refuses prctls the handler missed */
 #define CS_LINK_RMDIR "link_rmdir" /* a removed cgroup loses its tag */
+#define CS_LINK_EXEC "link_exec" /* fork records follow a de_thread() exec */
 
 struct cs_ctl {
 	__u64 tag_gen; /* bumped after every tag change */

@@ -54,7 +54,8 @@ static bool kernel_has_core_cookie(void)
 }
 
 static int reuse_tag_map(struct bpf_map *map, const char *name,
-			 enum bpf_map_type type, __u32 key_size)
+			 enum bpf_map_type type, __u32 key_size,
+			 __u32 value_size)
 {
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info);
@@ -75,12 +76,12 @@ static int reuse_tag_map(struct bpf_map *map, const char *name,
 	}
 	err = bpf_map_get_info_by_fd(fd, &info, &len);
 	if (err || info.type != type || info.key_size != key_size ||
-	    info.value_size != sizeof(struct cs_tag)) {
+	    info.value_size != value_size) {
 		fprintf(stderr,
 			PROG ": " CS_PIN_DIR "/%s is not a map of type %d with "
-			"%u-byte keys and %zu-byte values (left by another "
+			"%u-byte keys and %u-byte values (left by another "
 			"version? restart scx_coresched)\n",
-			name, type, key_size, sizeof(struct cs_tag));
+			name, type, key_size, value_size);
 		close(fd);
 		return -EINVAL;
 	}
@@ -97,6 +98,13 @@ static int set_source(struct audit *skel, const struct cs_audit_opts *o)
 {
 	int err;
 
+	if (o->source != OBS_SRC_OURS) {
+		/* The fork maps are unused: keep them tiny. */
+		err = bpf_map__set_max_entries(skel->maps.cs_fork_orphan, 1);
+		err = err ?: bpf_map__set_max_entries(skel->maps.cs_fork_lost, 1);
+		if (err)
+			return err;
+	}
 	switch (o->source) {
 	case OBS_SRC_UPSTREAM:
 		if (!kernel_has_core_cookie()) {
@@ -114,9 +122,17 @@ static int set_source(struct audit *skel, const struct cs_audit_opts *o)
 		break;
 	}
 	err = reuse_tag_map(skel->maps.cs_task_cookie, CS_MAP_TASK,
-			    BPF_MAP_TYPE_TASK_STORAGE, sizeof(int));
-	return err ?: reuse_tag_map(skel->maps.cs_cgrp_tag, CS_MAP_CGRP,
-				    BPF_MAP_TYPE_HASH, sizeof(__u64));
+			    BPF_MAP_TYPE_TASK_STORAGE, sizeof(int),
+			    sizeof(struct cs_tag));
+	err = err ?: reuse_tag_map(skel->maps.cs_cgrp_tag, CS_MAP_CGRP,
+				   BPF_MAP_TYPE_HASH, sizeof(__u64),
+				   sizeof(struct cs_tag));
+	err = err ?: reuse_tag_map(skel->maps.cs_fork_orphan, CS_MAP_ORPHAN,
+				   BPF_MAP_TYPE_HASH, sizeof(__u32),
+				   sizeof(struct cs_orphan));
+	return err ?: reuse_tag_map(skel->maps.cs_fork_lost, CS_MAP_FORK_LOST,
+				    BPF_MAP_TYPE_ARRAY, sizeof(__u32),
+				    sizeof(__u64));
 }
 
 /* After loading: tenant i's cgroup gets cookie i + 1. */

@@ -70,8 +70,11 @@ void cs_cookie_name(__u64 cookie, char *buf, size_t len)
 
 	if (!cookie)
 		snprintf(buf, len, "untagged");
-	else if (cookie == CS_COOKIE_LOST)
-		snprintf(buf, len, "lost"); /* runs alone: coresched.h */
+	else if (cookie == CS_COOKIE_LOST) /* runs alone: coresched.h */
+		snprintf(buf, len, "lost");
+	else if ((cookie & 0xffffffffULL) == CS_COOKIE_LOST &&
+		 !(cookie & CS_COOKIE_CGROUP)) /* the audit's, per tid */
+		snprintf(buf, len, "lost:%llu", (unsigned long long)(cookie >> 32));
 	else if (!(cookie & CS_COOKIE_CGROUP))
 		snprintf(buf, len, "task:0x%016llx", (unsigned long long)cookie);
 	else if (cs_cgroup_path(cookie & ~CS_COOKIE_CGROUP, path, sizeof(path)))

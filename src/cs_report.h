@@ -34,7 +34,10 @@ struct cs_interval {
 void cs_interval_compute(const struct cs_topo *t, const struct cs_snapshot *a,
 			 const struct cs_snapshot *b, struct cs_interval *iv);
 
-/* A readable name for a cookie: untagged, lost, cgroup:/path, task:0x... */
+/*
+ * A readable name for a cookie: untagged, lost (lost:TID, the audit's own
+ * for each lost task), cgroup:/path, task:0x...
+ */
 void cs_cookie_name(__u64 cookie, char *buf, size_t len);
 
 /* Print one interval as text, or as one JSON line. */

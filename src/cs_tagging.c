@@ -389,7 +389,7 @@ int cs_tagging_install(bool smt_present, enum cs_prctl_want want, int verbose,
 		       size_t len)
 {
 	struct bpf_link *prctl = NULL, *fork = NULL, *backstop = NULL;
-	struct bpf_link *rmdir = NULL;
+	struct bpf_link *rmdir = NULL, *exec = NULL;
 	struct tagging *skel;
 	int ret;
 
@@ -405,8 +405,17 @@ int cs_tagging_install(bool smt_present, enum cs_prctl_want want, int verbose,
 				      "cannot attach the cgroup removal hook (cgroup_rmdir): %s",
 				      strerror(errno));
 	}
+	if (!ret) {
+		exec = bpf_program__attach(skel->progs.cs_exec_tp);
+		if (!exec)
+			ret = cs_fail(err, len,
+				      "cannot attach the exec hook (tracepoint sched_process_exec): %s",
+				      strerror(errno));
+	}
 	if (!ret)
 		ret = cs_pin_over(rmdir, CS_LINK_RMDIR, err, len);
+	if (!ret)
+		ret = cs_pin_over(exec, CS_LINK_EXEC, err, len);
 	/* The backstop first: no moment with a handler but no backstop. */
 	if (!ret)
 		ret = plan->backstop ?
@@ -426,6 +435,7 @@ int cs_tagging_install(bool smt_present, enum cs_prctl_want want, int verbose,
 			bpf_link__disconnect(backstop);
 		bpf_link__disconnect(fork);
 		bpf_link__disconnect(rmdir);
+		bpf_link__disconnect(exec);
 	}
 	/* Our handler answers prctl from now on: no new kernel cookies. */
 	if (!ret) {
@@ -436,6 +446,7 @@ int cs_tagging_install(bool smt_present, enum cs_prctl_want want, int verbose,
 	bpf_link__destroy(fork);
 	bpf_link__destroy(backstop);
 	bpf_link__destroy(rmdir);
+	bpf_link__destroy(exec);
 	tagging__destroy(skel);
 	return ret ? -1 : 0;
 }

@@ -490,7 +490,7 @@ int main(int argc, char **argv)
 	fprintf(stderr, "scx_coresched: %s\n", cs_plan_describe(&plan));
 	if (cs_fork_lost())
 		fprintf(stderr,
-			"scx_coresched: WARNING: %llu children of tagged tasks could not inherit their parent's cookie at fork, nor be recorded for it: they and their children run alone on their cores until they exit; restart those tenants to give them their cookies back\n",
+			"scx_coresched: WARNING: %llu children of tagged tasks (since the tagging programs were first installed) could not inherit their parent's cookie at fork, nor be recorded for it: those still alive, and their children, run alone on their cores (cookie 'lost'); restart those tenants to give them their cookies back\n",
 			(unsigned long long)cs_fork_lost());
 	if (restarts)
 		fprintf(stderr,

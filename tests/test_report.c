@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coresched.h"
 #include "cs_report.h"
 #include "harness.h"
 
@@ -199,10 +200,27 @@ static bool test_json_interval_first(void)
 	return true;
 }
 
+static bool test_cookie_names(void)
+{
+	char buf[64];
+
+	cs_cookie_name(0, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "untagged"), "0 is '%s'", buf);
+	cs_cookie_name(CS_COOKIE_LOST, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "lost"), "CS_COOKIE_LOST is '%s'", buf);
+	cs_cookie_name(CS_COOKIE_LOST | 4242ULL << 32, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "lost:4242"), "the audit's lost 4242 is '%s'", buf);
+	cs_cookie_name(cs_task_cookie_make(42), buf, sizeof(buf));
+	CHECK(!strcmp(buf, "task:0x1abdbeacecedebaf"), "cookie 42 is '%s'",
+	      buf);
+	return true;
+}
+
 int main(void)
 {
 	RUN(prom_grammar);
 	RUN(prom_figures);
 	RUN(json_interval_first);
+	RUN(cookie_names);
 	return nr_failed ? 1 : 0;
 }

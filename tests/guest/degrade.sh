@@ -28,11 +28,15 @@
 #   degrade_<v>_serve_again       serving again after refuse
 #   degrade_<v>_fork_orphan_adopted  (no BPF LSM) children that could
 #                                 not inherit at fork while no scheduler
-#                                 ran get their parent's cookie when it
-#                                 starts
+#                                 ran have their parent's cookie, before
+#                                 the scheduler starts and with it
 #   degrade_<v>_fork_lost_alone   (no BPF LSM) children that could not
-#                                 even be recorded have CS_COOKIE_LOST and
-#                                 run beside nothing: 0 ns overlap
+#                                 even be recorded have CS_COOKIE_LOST, run
+#                                 beside neither each other nor untagged
+#                                 work (0 ns overlap), and stay lost
+#                                 across a scheduler restart
+#   degrade_<v>_fork_lost_exec    (no BPF LSM) such a thread keeps it when
+#                                 its exec gives it the leader's tid
 # <v> is core or nocore, then lsm or nolsm.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -147,79 +151,129 @@ kids_of() {
 	echo "$kids"
 }
 
+# cookies PID...: their prctl GET cookies, space-separated.
+cookies() {
+	local k
+	for k in "$@"; do cookie_of "$k"; done | tr '\n' ' '
+}
+
 fork_orphan_adopted() {
-	local name=degrade_${v}_fork_orphan_adopted parent kids pc before after k
+	local name=degrade_${v}_fork_orphan_adopted parent kids pc before after
 	if ! SCX_CORESCHED_FAULT=fork-storage start_sched || ! stop_sched; then
 		fail $name "the scheduler did not start with the fault injected"
 		return
 	fi
 	"$CS" new -- bash -c 'sleep 600 & sleep 600 & wait' &
 	parent=$!
-	bg_pids+=($parent)
 	kids=$(kids_of $parent 2)
 	pc=$(cookie_of $parent)
-	before=$(for k in $kids; do cookie_of $k; done | tr '\n' ' ')
-	if ! start_sched; then
-		fail $name "the scheduler did not start again"
-		stop_bg
-		return
+	before=$(cookies $kids) # the recorded cookie
+	if start_sched; then
+		after=$(cookies $kids) # stored by the scheduler
+		stop_sched
 	fi
-	after=$(for k in $kids; do cookie_of $k; done | tr '\n' ' ')
-	info "$name: parent $parent cookie $pc, children $kids: $before-> $after"
-	if [ "$pc" != 0 ] && [ "$before" = "0 0 " ] && [ "$after" = "$pc $pc " ] &&
-		! grep -q WARNING "$TMP/sched.err"; then
+	info "$name: parent $parent cookie $pc, children $kids: $before-> ${after:-}"
+	# shellcheck disable=SC2086 # one PID per word
+	kill $parent $kids 2>/dev/null
+	if [ "$pc" != 0 ] && [ "$before" = "$pc $pc " ] &&
+		[ "${after:-}" = "$pc $pc " ] && ! grep -q WARNING "$TMP/sched.err"; then
 		pass $name
 	else
-		fail $name "parent cookie $pc, children's cookies $before before the scheduler, $after after (want 0 0, then the parent's): $(grep WARNING "$TMP/sched.err")"
+		fail $name "parent cookie $pc, children's cookies '$before' before the scheduler, '${after:-}' with it (want the parent's both times): $(grep WARNING "$TMP/sched.err")"
 	fi
-	stop_sched
-	stop_bg
 }
 
+# Lost children spin, each in a cgroup of its own (a tenant for the
+# observer, which sees them apart from each other and from everything
+# else); untagged stress-ng would run beside a child taken for untagged,
+# and the two children beside each other if they shared a slot. They are
+# stopped until the scheduler runs: nothing is isolated before.
 fork_lost_alone() {
-	local name=degrade_${v}_fork_lost_alone t parent kids before ov sw rc
-	local spin='while :; do :; done'
+	local name=degrade_${v}_fork_lost_alone parent kids k i before ov sw rc
+	local again nlost spin='while :; do :; done'
 	if ! SCX_CORESCHED_FAULT=fork-orphan start_sched || ! stop_sched; then
 		fail $name "the scheduler did not start with the fault injected"
 		return
 	fi
-	t=$(tenant t_lost)
-	run_in "$t" "$CS" new -- bash -c "($spin) & ($spin) & wait"
-	parent=${bg_pids[-1]}
+	"$CS" new -- bash -c "($spin) & ($spin) & wait" &
+	parent=$!
 	kids=$(kids_of $parent 2)
-	before=$(for k in $kids; do cookie_of $k; done | tr '\n' ' ')
-	# Untagged work that a child mistaken for untagged would run beside.
-	spawn stress-ng --quiet --cpu "$NCPU" --timeout 3600
-	if ! observe_bg "$TMP/lost" --tenant lost="$t" --duration 120 ||
-		! start_sched; then
+	# shellcheck disable=SC2086 # one PID per word
+	kill -STOP $kids
+	i=0
+	for k in $kids; do
+		i=$((i + 1))
+		tenant t_lost$i >/dev/null
+		echo "$k" >"$CG/t_lost$i/cgroup.procs"
+	done
+	before=$(cookies $kids)
+	if ! observe_bg "$TMP/lost" --tenant lost1="$CG/t_lost1" \
+		--tenant lost2="$CG/t_lost2" --duration 120 || ! start_sched; then
 		fail $name "observer or scheduler did not start: $(tail -n 2 "$TMP/lost.err" "$TMP/sched.err" | tr '\n' '|')"
 		[ -n "$OBS_PID" ] && kill $OBS_PID 2>/dev/null
+		kill -9 $parent $kids 2>/dev/null
 		stop_sched
-		stop_bg
 		return
 	fi
+	nlost=$(sed -n 's/.*WARNING: \([0-9]*\) children.*/\1/p' "$TMP/sched.err")
+	spawn stress-ng --quiet --cpu "$NCPU" --timeout 3600
+	# shellcheck disable=SC2086 # one PID per word
+	kill -CONT $kids
 	sleep 10
 	kill -INT $OBS_PID
 	wait $OBS_PID
 	rc=$?
 	ov=$(field "$TMP/lost" overlap_ns)
 	sw=$(field "$TMP/lost" switches)
-	info "$name: children $kids cookies $before; overlap_ns=$ov switches=$sw; $(grep -o 'WARNING: [0-9]* children' "$TMP/sched.err")"
+	# A restart keeps them lost: the marks outlive the scheduler.
+	stop_sched
+	start_sched && again=$(cookies $kids)
+	info "$name: children $kids cookies $before(after a restart ${again:-}); overlap_ns=$ov switches=$sw; loader warned of ${nlost:-no} lost children"
 	# CS_COOKIE_LOST is 1.
-	if [ "$before" = "1 1 " ] && [ $rc = 0 ] && [ "$ov" = 0 ] &&
-		[ "${sw:-0}" -gt 0 ] && grep -q 'WARNING: [0-9]* children' "$TMP/sched.err" &&
+	if [ "$before" = "1 1 " ] && [ "${again:-}" = "1 1 " ] && [ $rc = 0 ] &&
+		[ "$ov" = 0 ] && [ "${sw:-0}" -gt 0 ] && [ "${nlost:-0}" -ge 2 ] &&
 		[ "$(scx_state)" = enabled ]; then
 		pass $name
 	else
-		fail $name "children's cookies $before (want 1 1), observer rc=$rc overlap_ns=$ov switches=$sw, state $(scx_state), loader: $(grep WARNING "$TMP/sched.err")"
+		fail $name "children's cookies '$before', after a restart '${again:-}' (want 1 1), observer rc=$rc overlap_ns=$ov switches=$sw, state $(scx_state), loader warned of ${nlost:-no} lost children: $(tail -n 2 "$TMP/lost.err" | tr '\n' '|')"
 	fi
 	stop_sched
 	stop_bg
+	kill -9 $parent $kids 2>/dev/null
+}
+
+# A thread that could not be recorded execs: it takes its leader's tid
+# (de_thread()), and its mark must follow it there.
+fork_lost_exec() {
+	local name=degrade_${v}_fork_lost_exec pid i comm c
+	if ! SCX_CORESCHED_FAULT=fork-orphan start_sched || ! stop_sched; then
+		fail $name "the scheduler did not start with the fault injected"
+		return
+	fi
+	"$CS" new -- python3 -c '
+import os, threading, time
+threading.Thread(target=lambda: os.execv("/bin/sleep", ["sleep", "600"])).start()
+time.sleep(600)' &
+	pid=$!
+	for i in $(seq 1 80); do
+		comm=$(cat /proc/$pid/comm 2>/dev/null)
+		[ "$comm" = sleep ] && break
+		sleep 0.25
+	done
+	c=$(cookie_of $pid)
+	kill $pid 2>/dev/null
+	info "$name: pid $pid ($comm) cookie $c after a thread's exec"
+	if [ "$comm" = sleep ] && [ "$c" = 1 ]; then
+		pass $name
+	else
+		fail $name "after the exec pid $pid runs '$comm' with cookie $c (want sleep, 1)"
+	fi
 }
 
 if [ "$blsm" = 0 ]; then
 	fork_orphan_adopted
 	fork_lost_alone
+	fork_lost_exec
 fi
 
 # 5. --prctl refuse, then serve again.
