@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""bench/check.py OUTDIR: check a benchmark results directory (the harness
-test, tests/guest/bench.sh). Prints PASS/FAIL lines; exits 1 on a FAIL."""
+"""bench/check.py OUTDIR [PREFIX CONFIGS WORKLOADS]: check a benchmark
+results directory (the harness test, tests/guest/bench.sh). CONFIGS and
+WORKLOADS (space-separated) are the runs asked for, by default all 5 x 9;
+PREFIX starts every test name (default bench_). Prints PASS/FAIL lines;
+exits 1 on a FAIL."""
 
 import glob
 import json
@@ -12,8 +15,14 @@ import xml.etree.ElementTree as ET
 failed = 0
 
 
+PREFIX = "bench_"
+ALL_CONFIGS = "default upstream smt-off ours-strict ours-fill"
+ALL_WORKLOADS = "cpu2 cpu_db four pipe hackbench onecore light build latency"
+
+
 def check(name, ok, why):
     global failed
+    name = PREFIX + name[len("bench_"):]
     if ok:
         print("PASS " + name)
     else:
@@ -22,7 +31,11 @@ def check(name, ok, why):
 
 
 def main():
+    global PREFIX
     out = sys.argv[1]
+    args = sys.argv[2:] or [PREFIX, ALL_CONFIGS, ALL_WORKLOADS]
+    PREFIX = args[0]
+    want_configs, want_workloads = args[1].split(), args[2].split()
     try:
         with open(os.path.join(out, "results.json")) as f:
             res = json.load(f)
@@ -42,10 +55,11 @@ def main():
                 if r["error"] or not r["tenants"] or bad:
                     empty.append("%s/%s: %s" % (w, c, r["error"] or
                                                 "no figure for %s" % (bad or "any tenant")))
-    check("bench_results_json", len(env["workloads"]) == 9 and
-          len(env["configs"]) == 5 and not missing,
-          "%d workloads, %d configurations, missing runs: %s" %
-          (len(env["workloads"]), len(env["configs"]), missing))
+    check("bench_results_json", env["workloads"] == want_workloads and
+          env["configs"] == want_configs and not missing,
+          "workloads %s (want %s), configurations %s (want %s), missing runs: %s" %
+          (env["workloads"], want_workloads, env["configs"], want_configs,
+           missing))
     check("bench_every_run_measured", not empty, "; ".join(empty[:6]))
     bpf = [r for r in res["runs"] if r["config"].startswith("ours")
            and r["bpf"] and (r["bpf"].get("cs_commit") or {}).get("run_cnt")]

@@ -9,7 +9,9 @@
 # scheduler's output for the whole configuration to OUTDIR/raw/rR/_session/CONFIG/;
 # bench/report.py then writes OUTDIR/results.json, report.md and the SVGs.
 # Profiles: full (3 rounds, 10 s runs), quick (1 round, 2 s), tiny (1
-# round, 1 s: only checks that everything runs).
+# round, 1 s: only checks that everything runs). SCX_BENCH_CONFIGS and
+# SCX_BENCH_WORKLOADS (space-separated names) run a subset, for the
+# harness test; the report then covers that subset.
 . tests/guest/lib.sh
 . bench/configs.sh
 . bench/workloads.sh
@@ -31,6 +33,28 @@ esac
 [ -n "$out" ] && mkdir -p "$out/raw" ||
 	{ echo "bench/guest.sh: cannot create the results directory '$out'" >&2; exit 2; }
 ROUNDS=${SCX_BENCH_ROUNDS:-$ROUNDS}
+# subset NAME WANTED KNOWN...: print WANTED if every word is KNOWN.
+subset() {
+	local name=$1 want=$2 w
+	shift 2
+	for w in $want; do
+		[[ " $* " == *" $w "* ]] || {
+			echo "bench/guest.sh: $name: unknown '$w' (known: $*)" >&2
+			return 1
+		}
+	done
+	echo "$want"
+}
+if [ -n "${SCX_BENCH_CONFIGS:-}" ]; then
+	list=$(subset SCX_BENCH_CONFIGS "$SCX_BENCH_CONFIGS" "${CONFIGS[@]}") ||
+		exit 2
+	read -ra CONFIGS <<<"$list"
+fi
+if [ -n "${SCX_BENCH_WORKLOADS:-}" ]; then
+	list=$(subset SCX_BENCH_WORKLOADS "$SCX_BENCH_WORKLOADS" "${WORKLOADS[@]}") ||
+		exit 2
+	read -ra WORKLOADS <<<"$list"
+fi
 
 sysctl -q -w kernel.bpf_stats_enabled=1 ||
 	info "kernel.bpf_stats_enabled could not be set: no BPF cost figures"

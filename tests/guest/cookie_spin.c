@@ -3,7 +3,12 @@
  * cookie_spin THREADS SECONDS: a tenant of the kernel's own core
  * scheduling. Gives this thread group a new core scheduling cookie (prctl
  * PR_SCHED_CORE_CREATE, scope PR_SCHED_CORE_SCOPE_THREAD_GROUP, which is
- * PIDTYPE_TGID), then spins THREADS threads for SECONDS seconds.
+ * PIDTYPE_TGID), then spins THREADS threads for SECONDS seconds. It
+ * sleeps 2 ms (two ticks) between the two, so that the outside observer,
+ * which reads a task's cookie when the task is switched in, records the
+ * main thread's new one before its threads run beside it (a running
+ * task's new cookie takes effect at its next tick: README, "Differences
+ * from upstream").
  * Built at test time by tests/guest/observe.sh.
  */
 #include <pthread.h>
@@ -11,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <errno.h>
 #include <sys/prctl.h>
 
@@ -42,6 +48,7 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
+	usleep(2000);
 	deadline = time(NULL) + secs;
 	tids = calloc(nr, sizeof(*tids));
 	if (!tids)
