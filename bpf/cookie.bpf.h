@@ -6,8 +6,9 @@
  * so whichever loads first creates them and the other reuses them.
  *
  * A task's cookie: its per-task cookie (task storage, set through prctl or
- * inherited on fork; CS_COOKIE_LOST if that inheritance was lost) if
- * non-zero, else the tag of the nearest tagged
+ * inherited on fork; where inheritance failed, the cookie recorded for the
+ * child in cs_fork_orphan, or CS_COOKIE_LOST) if non-zero, else the tag of
+ * the nearest tagged
  * ancestor of its cgroup v2 (itself included, CS_MAX_CGRP_DEPTH levels at
  * most), else 0. Kernel threads are never tagged.
  */

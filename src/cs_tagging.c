@@ -384,6 +384,17 @@ fail:
 	return NULL;
 }
 
+/* Attach @prog, a hook every plan has, to *@link; 0 or -1 with a message. */
+static int attach_hook(struct bpf_program *prog, struct bpf_link **link,
+		       const char *what, char *err, size_t len)
+{
+	*link = bpf_program__attach(prog);
+	if (!*link)
+		return cs_fail(err, len, "cannot attach the %s: %s", what,
+			       strerror(errno));
+	return 0;
+}
+
 int cs_tagging_install(bool smt_present, enum cs_prctl_want want, int verbose,
 		       int *adopted, struct cs_tagging_plan *plan, char *err,
 		       size_t len)
@@ -398,20 +409,13 @@ int cs_tagging_install(bool smt_present, enum cs_prctl_want want, int verbose,
 	if (!skel)
 		return -1;
 	ret = attach_plan(skel, plan, &prctl, &fork, err, len);
-	if (!ret) {
-		rmdir = bpf_program__attach(skel->progs.cs_cgroup_gone);
-		if (!rmdir)
-			ret = cs_fail(err, len,
-				      "cannot attach the cgroup removal hook (cgroup_rmdir): %s",
-				      strerror(errno));
-	}
-	if (!ret) {
-		exec = bpf_program__attach(skel->progs.cs_exec_tp);
-		if (!exec)
-			ret = cs_fail(err, len,
-				      "cannot attach the exec hook (tracepoint sched_process_exec): %s",
-				      strerror(errno));
-	}
+	if (!ret)
+		ret = attach_hook(skel->progs.cs_cgroup_gone, &rmdir,
+				  "cgroup removal hook (cgroup_rmdir)", err, len);
+	if (!ret)
+		ret = attach_hook(skel->progs.cs_exec_tp, &exec,
+				  "exec hook (tracepoint sched_process_exec)",
+				  err, len);
 	if (!ret)
 		ret = cs_pin_over(rmdir, CS_LINK_RMDIR, err, len);
 	if (!ret)

@@ -17,9 +17,10 @@
 #                                 leaves nothing attached
 #   degrade_<v>_plan              the loader states the plan this kernel
 #                                 allows
-#   degrade_<v>_prctl_* (parity)  the prctl suite against our handler,
-#                                 fork/clone inheritance included (not
-#                                 core_lsm: prctl.sh runs it there)
+#   degrade_<v>_prctl_* (parity)  without BPF LSM, the prctl suite against
+#                                 our handler, fork/clone inheritance
+#                                 included (with it, prctl.sh's suite
+#                                 runs the same code)
 #   degrade_<v>_isolation         three prctl tenants and untagged work:
 #                                 0 ns overlap seen by the observer
 #                                 attached first
@@ -108,10 +109,10 @@ if observe_bg "$TMP/obs" --duration 120 && start_sched -v; then
 	else
 		fail degrade_${v}_plan "want '$want_plan' in: $(grep -i 'prctl\|kernel:' "$TMP/sched.err" | tr '\n' '|')"
 	fi
-	# With everything (the default test kernel and boot), prctl.sh runs
-	# this suite on the same plan already.
-	if [ "$kcore" = 1 ] && [ "$blsm" = 1 ]; then
-		info "degrade_${v}: the prctl suite on this plan is prctl.sh's"
+	# With BPF LSM the handler and inheritance (task_alloc) are those
+	# prctl.sh runs the suite against; without, inheritance differs.
+	if [ "$blsm" = 1 ]; then
+		info "degrade_${v}: the prctl suite with BPF LSM is prctl.sh's"
 	else
 		timeout -k 5 60 "$ROOT/build/prctl_parity" ours >"$TMP/parity" 2>&1 </dev/null
 		prc=$?
@@ -151,6 +152,14 @@ kids_of() {
 	echo "$kids"
 }
 
+# inject_fault NAME FAULT: install the tagging programs with FAULT (a
+# scheduler start and stop), or FAIL NAME.
+inject_fault() {
+	SCX_CORESCHED_FAULT=$2 start_sched && stop_sched && return 0
+	fail "$1" "the scheduler did not start with the fault $2 injected"
+	return 1
+}
+
 # cookies PID...: their prctl GET cookies, space-separated.
 cookies() {
 	local k
@@ -159,10 +168,7 @@ cookies() {
 
 fork_orphan_adopted() {
 	local name=degrade_${v}_fork_orphan_adopted parent kids pc before after
-	if ! SCX_CORESCHED_FAULT=fork-storage start_sched || ! stop_sched; then
-		fail $name "the scheduler did not start with the fault injected"
-		return
-	fi
+	inject_fault $name fork-storage || return
 	"$CS" new -- bash -c 'sleep 600 & sleep 600 & wait' &
 	parent=$!
 	kids=$(kids_of $parent 2)
@@ -191,10 +197,7 @@ fork_orphan_adopted() {
 fork_lost_alone() {
 	local name=degrade_${v}_fork_lost_alone parent kids k i before ov sw rc
 	local again nlost spin='while :; do :; done'
-	if ! SCX_CORESCHED_FAULT=fork-orphan start_sched || ! stop_sched; then
-		fail $name "the scheduler did not start with the fault injected"
-		return
-	fi
+	inject_fault $name fork-orphan || return
 	"$CS" new -- bash -c "($spin) & ($spin) & wait" &
 	parent=$!
 	kids=$(kids_of $parent 2)
@@ -246,10 +249,7 @@ fork_lost_alone() {
 # (de_thread()), and its mark must follow it there.
 fork_lost_exec() {
 	local name=degrade_${v}_fork_lost_exec pid i comm c
-	if ! SCX_CORESCHED_FAULT=fork-orphan start_sched || ! stop_sched; then
-		fail $name "the scheduler did not start with the fault injected"
-		return
-	fi
+	inject_fault $name fork-orphan || return
 	"$CS" new -- python3 -c '
 import os, threading, time
 threading.Thread(target=lambda: os.execv("/bin/sleep", ["sleep", "600"])).start()

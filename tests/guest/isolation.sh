@@ -4,9 +4,10 @@
 # Isolation, checked from outside the scheduler: three tagged tenants (two
 # cgroups and one 'coreschedctl new' cookie) plus untagged work, all
 # oversubscribed, under scx_coresched; coresched-observe watches
-# sched_switch and must see 0 ns of incompatible sibling overlap. Then the
-# same observer measures the kernel's own core scheduling (prctl cookies)
-# on the same kind of load, for comparison.
+# sched_switch and must see 0 ns of incompatible sibling overlap. Then, on
+# 2x2 only, the same observer measures the kernel's own core scheduling
+# (prctl cookies) on the same kind of load, for comparison (printed, not
+# counted as a test).
 #   SCX_TOPO=CxT tools/vm --cores C --threads T -- tests/guest/isolation.sh
 . tests/guest/lib.sh
 
@@ -66,7 +67,8 @@ else
 fi
 stop_bg
 stop_sched
-[ "$mode" = strict ] || finish
+# The comparison is a measurement, taken once (2x2) to keep make test short.
+[ "$mode" = strict ] && [ "$topo" = 2x2 ] || finish
 
 # The kernel's own core scheduling on the same kind of load. Our tagging
 # programs answer prctl(PR_SCHED_CORE) while installed: remove them first.
@@ -82,10 +84,9 @@ rc=$?
 info "upstream core scheduling $topo: overlap_ns=$(field "$TMP/up" overlap_ns)" \
 	"windows=$(field "$TMP/up" overlap_windows) longest_ns=$(field "$TMP/up" longest_overlap_ns)" \
 	"switches=$(field "$TMP/up" switches) max_wait_ns=$(field "$TMP/up" max_wait_ns)"
-# Exit 1 (overlap seen) is a measurement here, not a failure.
-if [ $rc -le 1 ] && [ "$(field "$TMP/up" switches)" -gt 0 ]; then
-	pass "isolation_upstream_measured_$topo"
-else
+# A measurement, not a test: exit 1 (overlap seen) is a figure; only an
+# observer that could not measure (exit 2, no switch seen) fails.
+if [ $rc -gt 1 ] || ! [ "$(field "$TMP/up" switches)" -gt 0 ]; then
 	fail "isolation_upstream_measured_$topo" "observer rc=$rc: $(tail -n 1 "$TMP/up.err")"
 fi
 finish
