@@ -111,6 +111,7 @@
 #include <time.h>
 
 #include "cs_policy.h"
+#define TEST_TIMEOUT 120 /* 4-sibling searches: seconds, more when loaded */
 #include "harness.h"
 
 #define NR_COOKIES 3
