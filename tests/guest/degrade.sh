@@ -223,11 +223,8 @@ fork_lost_alone() {
 	# shellcheck disable=SC2086 # one PID per word
 	kill -CONT $kids
 	sleep 10
-	kill -INT $OBS_PID
-	wait $OBS_PID
-	rc=$?
-	ov=$(field "$TMP/lost" overlap_ns)
-	sw=$(field "$TMP/lost" switches)
+	end_observer "$TMP/lost"
+	rc=$OBS_RC ov=$OBS_OV sw=$OBS_SW
 	# A restart keeps them lost: the marks outlive the scheduler.
 	stop_sched
 	start_sched && again=$(cookies $kids)

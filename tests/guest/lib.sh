@@ -186,6 +186,16 @@ observe_bg() {
 	return 1
 }
 
+# end_observer OUT: stop the observer (OBS_PID, writing OUT); its exit
+# status, overlap_ns and switches in OBS_RC, OBS_OV and OBS_SW.
+end_observer() {
+	kill -INT $OBS_PID
+	wait $OBS_PID
+	OBS_RC=$?
+	OBS_OV=$(field "$1" overlap_ns)
+	OBS_SW=$(field "$1" switches)
+}
+
 # prctl_tenants NAME OBS: with the observer (OBS_PID, writing OBS) attached
 # before the scheduler, run three prctl(PR_SCHED_CORE) tenants
 # ($TMP/cookie_spin, built by the caller) and untagged stress-ng for 10 s,
@@ -201,11 +211,8 @@ prctl_tenants() {
 	sleep 2
 	cookies=$(for t in $(pgrep -f "$TMP/cookie_spin"); do cookie_of "$t"; done | sort -u | grep -vx 0 | wc -l)
 	sleep 8
-	kill -INT $OBS_PID
-	wait $OBS_PID
-	rc=$?
-	ov=$(field "$obs" overlap_ns)
-	sw=$(field "$obs" switches)
+	end_observer "$obs"
+	rc=$OBS_RC ov=$OBS_OV sw=$OBS_SW
 	info "$name: prctl tenants overlap_ns=$ov switches=$sw distinct_cookies=$cookies"
 	if [ $rc = 0 ] && [ "$ov" = 0 ] && [ "$cookies" = 3 ] &&
 		[ "${sw:-0}" -gt 0 ] && [ "$(scx_state)" = enabled ]; then
