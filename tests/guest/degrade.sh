@@ -93,7 +93,7 @@ if [ "$kcore" = 1 ] && [ "$blsm" = 0 ]; then
 	finish
 fi
 
-# 3. Served: the plan, the parity suite, isolation.
+# 3. Served: the plan, then isolation.
 case "$blsm" in
 1) want_plan='served by scx_coresched; children inherit cookies at task_alloc' ;;
 *) want_plan='served by scx_coresched; children inherit cookies at task_newtask' ;;
@@ -108,21 +108,6 @@ if observe_bg "$TMP/obs" --duration 120 && start_sched -v; then
 		pass degrade_${v}_plan
 	else
 		fail degrade_${v}_plan "want '$want_plan' in: $(grep -i 'prctl\|kernel:' "$TMP/sched.err" | tr '\n' '|')"
-	fi
-	# With BPF LSM the handler and inheritance (task_alloc) are those
-	# prctl.sh runs the suite against; without, inheritance differs.
-	if [ "$blsm" = 1 ]; then
-		info "degrade_${v}: the prctl suite with BPF LSM is prctl.sh's"
-	else
-		timeout -k 5 60 "$ROOT/build/prctl_parity" ours >"$TMP/parity" 2>&1 </dev/null
-		prc=$?
-		sed -n 's/^\(PASS\|FAIL\) /&degrade_'"$v"'_/p' "$TMP/parity"
-		nfail=$((nfail + $(grep -c '^FAIL ' "$TMP/parity")))
-		if [ $prc != 0 ] && ! grep -q '^FAIL ' "$TMP/parity"; then
-			fail degrade_${v}_prctl_suite "exit $prc without a FAIL line: $(tail -n 3 "$TMP/parity" | tr '\n' '|')"
-		elif ! grep -q '^PASS ' "$TMP/parity"; then
-			fail degrade_${v}_prctl_suite "no results: $(tail -n 3 "$TMP/parity" | tr '\n' '|')"
-		fi
 	fi
 	prctl_tenants $name "$TMP/obs"
 	stop_bg
@@ -273,7 +258,29 @@ if [ "$blsm" = 0 ]; then
 	fork_lost_exec
 fi
 
-# 5. --prctl refuse, then serve again.
+# parity: without BPF LSM, the prctl suite against our handler, with a
+# scheduler running (with BPF LSM the handler and inheritance, task_alloc,
+# are those prctl.sh runs it against). It runs outside any observed
+# interval: it changes the cookies of running tasks, which the scheduler
+# acts on at their next tick or switch (README, prctl differences).
+parity() {
+	local prc
+	if [ "$blsm" = 1 ]; then
+		info "degrade_${v}: the prctl suite with BPF LSM is prctl.sh's"
+		return
+	fi
+	timeout -k 5 60 "$ROOT/build/prctl_parity" ours >"$TMP/parity" 2>&1 </dev/null
+	prc=$?
+	sed -n 's/^\(PASS\|FAIL\) /&degrade_'"$v"'_/p' "$TMP/parity"
+	nfail=$((nfail + $(grep -c '^FAIL ' "$TMP/parity")))
+	if [ $prc != 0 ] && ! grep -q '^FAIL ' "$TMP/parity"; then
+		fail degrade_${v}_prctl_suite "exit $prc without a FAIL line: $(tail -n 3 "$TMP/parity" | tr '\n' '|')"
+	elif ! grep -q '^PASS ' "$TMP/parity"; then
+		fail degrade_${v}_prctl_suite "no results: $(tail -n 3 "$TMP/parity" | tr '\n' '|')"
+	fi
+}
+
+# 5. --prctl refuse, then serve again (and the parity suite).
 name=degrade_${v}_refuse_mode
 want=$([ "$blsm" = 1 ] && echo 1 || echo 22) # EPERM; else the kernel's EINVAL
 if start_sched --prctl refuse; then
@@ -293,8 +300,10 @@ if start_sched; then
 	e_create=$(prctl_errno 1 1)
 	[ "$e_create" = 0 ] && pass $name ||
 		fail $name "CREATE errno $e_create after restarting with --prctl serve"
+	parity
 	stop_sched
 else
 	fail $name "scheduler did not start"
+	[ "$blsm" = 1 ] || fail degrade_${v}_prctl_suite "the scheduler did not start"
 fi
 finish
