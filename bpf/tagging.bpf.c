@@ -200,8 +200,15 @@ static bool has_cap_over(const struct cred *cred, struct user_namespace *ns,
 	return false;
 }
 
-/* __ptrace_may_access(@t, PTRACE_MODE_READ_REALCREDS) by the caller. */
-static bool may_access(struct task_struct *cur, struct task_struct *t)
+/*
+ * __ptrace_may_access(@t, PTRACE_MODE_READ_REALCREDS) by the caller. A
+ * global function: the verifier checks it once, not inlined into each of
+ * the three task walks that call it (83,592 instructions processed for
+ * the prctl handler inlined, 16,951 so; 3.9 s and 0.35 s of a TCG
+ * guest's load).
+ */
+__noinline int may_access(struct task_struct *cur __arg_trusted,
+			  struct task_struct *t __arg_trusted)
 {
 	const struct cred *cred = BPF_CORE_READ(cur, cred);
 	const struct cred *tcred = BPF_CORE_READ(t, real_cred);
