@@ -17,16 +17,17 @@
 #                                 leaves nothing attached
 #   degrade_<v>_plan              the loader states the plan this kernel
 #                                 allows
-#   degrade_<v>_prctl_* (parity)  without BPF LSM, the prctl suite against
-#                                 our handler, fork/clone inheritance
-#                                 included (with it, prctl.sh's suite
-#                                 runs the same code)
 #   degrade_<v>_isolation         three prctl tenants and untagged work:
 #                                 0 ns overlap seen by the observer
 #                                 attached first
 #   degrade_<v>_refuse_mode       --prctl refuse: EPERM with BPF LSM, the
 #                                 kernel's own EINVAL without it
 #   degrade_<v>_serve_again       serving again after refuse
+#   degrade_<v>_prctl_* (parity)  (no BPF LSM, in the serve_again run) the
+#                                 prctl suite against our handler,
+#                                 fork/clone inheritance included (with
+#                                 BPF LSM, prctl.sh's suite runs the same
+#                                 code)
 #   degrade_<v>_fork_orphan_adopted  (no BPF LSM) children that could
 #                                 not inherit at fork while no scheduler
 #                                 ran have their parent's cookie, before

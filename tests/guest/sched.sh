@@ -133,10 +133,15 @@ test_bounded_wait() {
 # sets HP_OK (every write succeeded) and HP_OV (overlap_ns).
 hotplug_cycles() {
 	local a b i
-	HP_OK=1
+	HP_OK=1 HP_OV=
 	a=$(tenant t_h${1}a)
 	b=$(tenant t_h${1}b)
-	restart_observed "$TMP/hp$1" --trust-kthreads || { HP_OK=0; return; }
+	if ! restart_observed "$TMP/hp$1" --trust-kthreads; then
+		HP_OK=0
+		[ -n "${OBS_PID:-}" ] && kill $OBS_PID 2>/dev/null
+		stop_sched
+		return
+	fi
 	"$CTL" cgroup tag "$a" >/dev/null && "$CTL" cgroup tag "$b" >/dev/null
 	run_in "$a" stress-ng --quiet --cpu "$NCPU" --timeout 40
 	run_in "$b" stress-ng --quiet --cpu "$NCPU" --timeout 40
@@ -158,7 +163,9 @@ hotplug_cycles() {
 # queue, and the CPU may run one before the stopper moves it, unclaimed,
 # beside a sibling's other cookie until the sibling's IPI lands (README,
 # Hotplug). So the tenants of the asserted run are in cgroups without the
-# cpuset controller, and the run with it is a measurement.
+# cpuset controller, and the run with it is a measurement of that window
+# (hotplug_cpuset_survives: every write succeeded, the scheduler still
+# runs and the observer reported).
 test_hotplug() {
 	local ctl=$CG/cgroup.subtree_control had_cpuset=0
 	grep -qw cpuset "$ctl" && had_cpuset=1
@@ -168,16 +175,24 @@ test_hotplug() {
 	fi
 	hotplug_cycles p
 	info "hotplug: 5 offline/online cycles of cpu1, tenants without cpuset; overlap_ns=${HP_OV:-?}, state $(scx_state)"
-	grep overlap_example "$TMP/hpp" | head -n 3 | sed 's/^/# /'
+	grep -s overlap_example "$TMP/hpp" | head -n 3 | sed 's/^/# /'
 	if [ $HP_OK = 1 ] && [ "$(scx_state)" = enabled ] && [ "${HP_OV:-x}" = 0 ]; then
 		pass hotplug_sibling_under_load
 	else
 		fail hotplug_sibling_under_load "hotplug ok=$HP_OK state=$(scx_state) overlap=${HP_OV:-?}: $(tail -n 2 "$TMP/sched.err")"
 	fi
 	[ $had_cpuset = 1 ] || return
-	echo +cpuset >"$ctl"
+	if ! echo +cpuset >"$ctl"; then
+		fail hotplug_cpuset_survives "cannot enable the cpuset controller again in $ctl"
+		return
+	fi
 	hotplug_cycles c
 	info "hotplug measured: tenants in cpuset cgroups; overlap_ns=${HP_OV:-?} windows=$(field "$TMP/hpc" overlap_windows) longest_ns=$(field "$TMP/hpc" longest_overlap_ns), state $(scx_state)"
+	if [ $HP_OK = 1 ] && [ "$(scx_state)" = enabled ] && [ -n "$HP_OV" ]; then
+		pass hotplug_cpuset_survives
+	else
+		fail hotplug_cpuset_survives "hotplug ok=$HP_OK state=$(scx_state) observer figure '${HP_OV}': $(tail -n 2 "$TMP/sched.err")"
+	fi
 }
 
 test_lifecycle() {
