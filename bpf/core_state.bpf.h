@@ -70,7 +70,8 @@ __attribute__((noinline)) int core_claim(s32 cpu, u32 slot)
 
 	if (!wp)
 		return CS_BLOCKED_STABLE;
-	for (i = 0; i < 8; i++) {
+	/* bpf_for, not for: the verifier walks the body once, not 8 times. */
+	bpf_for(i, 0, 8) {
 		u64 w = *(volatile u64 *)wp;
 		int v = cs_claim_verdict(w, sib, nr, slot, mode);
 
