@@ -45,9 +45,8 @@ elif observe_bg "$TMP/k.obs" --duration 120 && start_sched --fail-mode closed; t
 	done
 	smt_after_restart=$(cat $SMT)
 	sleep 3
-	kill -INT $OBS_PID
-	wait $OBS_PID
-	ov=$(field "$TMP/k.obs" overlap_ns)
+	end_observer "$TMP/k.obs"
+	ov=$OBS_OV
 	info "closed kill: SMT after kill '$smt_after_kill', after restart '$smt_after_restart', overlap_ns=$ov windows=$(field "$TMP/k.obs" overlap_windows)"
 	if [ "$smt_after_kill" = off ] && [ "$smt_after_restart" = on ] && [ "$ov" = 0 ]; then
 		pass $name

@@ -99,9 +99,8 @@ for sig in INT KILL; do
 	pkill -CONT -f "$TMP/cookie_spin"
 	got="$(cgroup_tag "$CG/t_a") $(cgroup_tag "$CG/t_b") $(cookie_of "$spid")"
 	sleep 4
-	kill -INT $OBS_PID
-	wait $OBS_PID
-	ov=$(field "$TMP/r.obs" overlap_ns)
+	end_observer "$TMP/r.obs"
+	ov=$OBS_OV
 	info "after SIG$sig and restart: tags '$got' (before '$want'), overlap_ns=$ov switches=$(field "$TMP/r.obs" switches)"
 	if [ "$got" = "$want" ] && [ "${want// /}" != "" ] && [ "$ov" = 0 ]; then
 		pass $name

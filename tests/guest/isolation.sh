@@ -46,10 +46,8 @@ if ! start_load_ours; then
 	finish
 fi
 sleep "$secs"
-kill -INT $OBS_PID
-wait $OBS_PID
-rc=$?
-ov=$(field "$TMP/ours" overlap_ns)
+end_observer "$TMP/ours"
+rc=$OBS_RC ov=$OBS_OV
 info "scx_coresched $mode $topo: overlap_ns=$ov windows=$(field "$TMP/ours" overlap_windows)" \
 	"switches=$(field "$TMP/ours" switches) max_wait_ns=$(field "$TMP/ours" max_wait_ns)" \
 	"lost=$(field "$TMP/ours" lost_events)"

@@ -186,11 +186,18 @@ observe_bg() {
 	return 1
 }
 
+# stop_observer [PID]: stop an observer (default OBS_PID), which prints its
+# figures on SIGINT; returns its exit status.
+stop_observer() {
+	local pid=${1:-$OBS_PID}
+	kill -INT "$pid" 2>/dev/null
+	wait "$pid"
+}
+
 # end_observer OUT: stop the observer (OBS_PID, writing OUT); its exit
 # status, overlap_ns and switches in OBS_RC, OBS_OV and OBS_SW.
 end_observer() {
-	kill -INT $OBS_PID
-	wait $OBS_PID
+	stop_observer
 	OBS_RC=$?
 	OBS_OV=$(field "$1" overlap_ns)
 	OBS_SW=$(field "$1" switches)

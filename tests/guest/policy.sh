@@ -92,11 +92,8 @@ isolate() {
 	run_in "$b" stress-ng --quiet --cpu "$NCPU" --timeout 600
 	spawn stress-ng --quiet --cpu $(((NCPU + 1) / 2)) --timeout 600
 	sleep "$secs"
-	kill -INT $OBS_PID
-	wait $OBS_PID
-	rc=$?
-	ov=$(field "$TMP/obs" overlap_ns)
-	sw=$(field "$TMP/obs" switches)
+	end_observer "$TMP/obs"
+	rc=$OBS_RC ov=$OBS_OV sw=$OBS_SW
 	info "$name: overlap_ns=$ov windows=$(field "$TMP/obs" overlap_windows) switches=$sw"
 	if [ $rc = 0 ] && [ "$ov" = 0 ] && [ "${sw:-0}" -gt 0 ] &&
 		[ "$(scx_state)" = enabled ]; then

@@ -18,7 +18,7 @@ stats() { awk '{ n++; s += $1; ss += $1 * $1; if (min == "" || $1 < min) min = $
 	printf "%d %.0f %.0f %.3f\n", n, min, m, (m > 0 ? sqrt(v) / m : 0) }' "$1"; }
 
 # restart_observed OUT OBSERVER_ARGS...: restart the scheduler with the
-# observer attached first (see observe_bg in lib.sh).
+# observer attached first (see observe_bg in lib.sh); stop_observer ends it.
 restart_observed() {
 	local out=$1
 	shift
@@ -27,11 +27,6 @@ restart_observed() {
 		start_sched --stats 2 --json
 }
 
-# end_observed: stop the observer (it prints its figures on SIGINT).
-end_observed() {
-	kill -INT $OBS_PID
-	wait $OBS_PID
-}
 
 test_fairness() {
 	local a b ua ub da db share
@@ -105,7 +100,7 @@ test_bounded_wait() {
 		run_in "${cgs[-1]}" stress-ng --quiet --cpu "$NCPU" --timeout $((secs + 10))
 	done
 	sleep $((secs + 2))
-	end_observed
+	stop_observer
 	stop_bg
 	local w
 	w=$(field "$TMP/wait" max_wait_ns)
@@ -152,7 +147,7 @@ test_hotplug() {
 		echo 1 >/sys/devices/system/cpu/cpu1/online || ok=0
 		sleep 1
 	done
-	end_observed
+	stop_observer
 	stop_bg
 	ov=$(field "$TMP/hp" overlap_ns)
 	info "hotplug measured: 5 offline/online cycles of cpu1 under two tagged tenants; overlap_ns=${ov:-?} windows=$(field "$TMP/hp" overlap_windows) longest_ns=$(field "$TMP/hp" longest_overlap_ns), state $(scx_state)"

@@ -188,20 +188,12 @@ case_begin() {
 # end_observers: stop the asserted observer (its status in OBS_RC) and the
 # strict one.
 end_observers() {
-	end_observer
+	stop_observer
 	OBS_RC=$?
-	[ -z "$STRICT_PID" ] || end_observer "$STRICT_PID"
+	[ -z "$STRICT_PID" ] || stop_observer "$STRICT_PID"
 	STRICT_PID=
 }
 
-# end_observer [PID]: stop an observer; it prints its figures on SIGINT.
-end_observer() {
-	local pid=${1:-$OBS_PID} rc
-	kill -INT "$pid" 2>/dev/null
-	wait "$pid"
-	rc=$?
-	return $rc
-}
 
 # ejections ERRFILE: "ejected" lines of the loader plus kernel error exits
 # since case_begin.
@@ -284,7 +276,7 @@ spin_load() {
 
 case_end() {
 	dbg "$cname: ending"
-	[ -z "$STRICT_PID" ] || end_observer "$STRICT_PID"
+	[ -z "$STRICT_PID" ] || stop_observer "$STRICT_PID"
 	STRICT_PID=
 	stop_bg
 	stop_sched
@@ -656,7 +648,7 @@ case_kill() {
 	fi
 	t0=$(now_ms)
 	launch --stats 0.2
-	wait_enabled || { fail $name "scheduler did not start: $(tail -n 2 "$TMP/kill.err")"; end_observer; case_end; return; }
+	wait_enabled || { fail $name "scheduler did not start: $(tail -n 2 "$TMP/kill.err")"; stop_observer; case_end; return; }
 	start_ms=$(($(now_ms) - t0))
 	dbg "kill: first start took $start_ms ms"
 	tenants || why+="could not tag the tenants; "
@@ -727,7 +719,7 @@ case_kill() {
 	done
 	sleep 2
 	checkpoint
-	end_observer
+	stop_observer
 	rc=$?
 	ta2=$(cgroup_tag "$CG_A")
 	tb2=$(cgroup_tag "$CG_B")
@@ -779,7 +771,7 @@ case_kill() {
 		smt_on=$(cat $SMT)
 		sleep 2
 		checkpoint
-		end_observer
+		stop_observer
 		closed_ov=$(field "$OBS_OUT" overlap_ns)
 		[ "$smt_kill" = off ] && [ "$smt_on" = on ] ||
 			why+="closed: SMT after kill '$smt_kill', after restart '$smt_on'; "
