@@ -9,7 +9,7 @@
  * main thread's new one before its threads run beside it (a running
  * task's new cookie takes effect at its next tick: README, "Differences
  * from upstream").
- * Built at test time by tests/guest/observe.sh.
+ * Built by make (build/cookie_spin); the guest tests' $SPIN.
  */
 #include <pthread.h>
 #include <stdio.h>

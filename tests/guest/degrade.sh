@@ -99,8 +99,7 @@ case "$blsm" in
 1) want_plan='served by scx_coresched; children inherit cookies at task_alloc' ;;
 *) want_plan='served by scx_coresched; children inherit cookies at task_newtask' ;;
 esac
-gcc -O2 -pthread -o "$TMP/cookie_spin" tests/guest/cookie_spin.c ||
-	fail degrade_${v}_build "cannot build cookie_spin"
+[ -x "$SPIN" ] || fail degrade_${v}_build "no $SPIN: run make"
 ensure_pins || fail degrade_${v}_pins "the scheduler did not start once"
 name=degrade_${v}_isolation
 if observe_bg "$TMP/obs" --duration 120 && start_sched -v; then

@@ -30,8 +30,8 @@
 #                                 writable by others, is refused
 source "$(dirname "$0")/lib.sh"
 
-gcc -O2 -pthread -o "$TMP/cookie_spin" tests/guest/cookie_spin.c || {
-	fail failsafe_build "cannot build cookie_spin"
+[ -x "$SPIN" ] || {
+	fail failsafe_build "no $SPIN: run make"
 	finish
 }
 
@@ -39,12 +39,14 @@ gcc -O2 -pthread -o "$TMP/cookie_spin" tests/guest/cookie_spin.c || {
 # --- cookies of the kernel's own core scheduling, taken before we start -----
 # A fresh guest has no tagging programs yet: the kernel serves the prctl.
 name=failsafe_adopt_kernel_cookies
-spawn "$TMP/cookie_spin" 2 3600
-spawn "$TMP/cookie_spin" 2 3600
-spawn stress-ng --quiet --cpu 2 --timeout 3600
+spawn "$SPIN" 2 3600
+spawn "$SPIN" 2 3600
 sleep 1
-tenants=$(pgrep -f "$TMP/cookie_spin" | tr '\n' ' ')
+# (Read before the untagged load starts: under the kernel's core
+# scheduling with every vCPU busy, each command took seconds.)
+tenants=$(pgrep -f "$SPIN" | tr '\n' ' ')
 before=$(for p in $tenants; do cookie_of "$p"; done | tr '\n' ' ')
+spawn stress-ng --quiet --cpu 2 --timeout 3600
 if start_sched; then
 	after=$(for p in $tenants; do cookie_of "$p"; done | tr '\n' ' ')
 	threads=$(for p in $tenants; do for t in /proc/$p/task/*; do cookie_of "${t##*/}"; done | sort -u | wc -l; done | tr '\n' ' ')
@@ -79,7 +81,7 @@ fi
 # --- tags survive a restart --------------------------------------------------
 start_sched || fail failsafe_start "scheduler did not start"
 spin_tenants || fail failsafe_tenants "could not tag the tenants"
-spid=$(pgrep -f "$TMP/cookie_spin" | head -n 1)
+spid=$(pgrep -f "$SPIN" | head -n 1)
 want="$(cgroup_tag "$CG/t_a") $(cgroup_tag "$CG/t_b") $(cookie_of "$spid")"
 for sig in INT KILL; do
 	name=failsafe_tags_survive_${sig,,}
@@ -87,16 +89,16 @@ for sig in INT KILL; do
 	# The observer goes first (probes run in attach order), and the
 	# tenants wait while the scheduler loads (sched_ext's load transition
 	# runs every task in bypass mode, without isolation).
-	pkill -STOP -f "$TMP/cookie_spin"
+	pkill -STOP -f "$SPIN"
 	pkill -STOP stress-ng
 	if ! observe_bg "$TMP/r.obs" --duration 60 || ! start_sched; then
 		pkill -CONT stress-ng
-		pkill -CONT -f "$TMP/cookie_spin"
+		pkill -CONT -f "$SPIN"
 		fail $name "observer or scheduler did not start again"
 		continue
 	fi
 	pkill -CONT stress-ng
-	pkill -CONT -f "$TMP/cookie_spin"
+	pkill -CONT -f "$SPIN"
 	got="$(cgroup_tag "$CG/t_a") $(cgroup_tag "$CG/t_b") $(cookie_of "$spid")"
 	sleep 4
 	end_observer "$TMP/r.obs"

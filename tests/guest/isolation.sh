@@ -71,9 +71,9 @@ stop_sched
 # The kernel's own core scheduling on the same kind of load. Our tagging
 # programs answer prctl(PR_SCHED_CORE) while installed: remove them first.
 "$SCHED" --uninstall || fail "isolation_uninstall_$topo" "scx_coresched --uninstall failed"
-gcc -O2 -pthread -o "$TMP/cookie_spin" tests/guest/cookie_spin.c || finish
+[ -x "$SPIN" ] || { fail isolation_build "no $SPIN: run make"; finish; }
 for t in 1 2 3; do
-	spawn "$TMP/cookie_spin" "$NCPU" $((secs + 20))
+	spawn "$SPIN" "$NCPU" $((secs + 20))
 done
 spawn stress-ng --cpu $(((NCPU + 1) / 2)) --timeout $((secs + 20))
 sleep 2

@@ -24,8 +24,32 @@ fail() {
 }
 info() { echo "# $*"; }
 
-scx_state() { cat /sys/kernel/sched_ext/state; }
-scx_ops() { cat /sys/kernel/sched_ext/root/ops 2>/dev/null; }
+# The shell's own reads (read, no cat) and naps (read -t on a FIFO nobody
+# writes, no sleep): with every vCPU busy, each program the test shell
+# starts took seconds to start in a TCG guest.
+scx_state() {
+	local s=
+	read -r s </sys/kernel/sched_ext/state
+	echo "$s"
+}
+scx_ops() {
+	local s=
+	read -r s 2>/dev/null </sys/kernel/sched_ext/root/ops
+	echo "$s"
+}
+# sched_is STATE [OPS]: sched_ext is in STATE (and its scheduler is OPS).
+sched_is() {
+	local s= o=
+	read -r s </sys/kernel/sched_ext/state
+	[ "$s" = "$1" ] || return 1
+	[ -z "${2:-}" ] && return 0
+	read -r o 2>/dev/null </sys/kernel/sched_ext/root/ops
+	[ "$o" = "$2" ]
+}
+NAP_FIFO=$(mktemp -u)
+mkfifo -m 600 "$NAP_FIFO" && exec {NAP_FD}<>"$NAP_FIFO" && rm -f "$NAP_FIFO"
+# nap SECONDS: sleep without starting a program.
+nap() { read -rt "$1" -u "$NAP_FD" _ || true; }
 
 # start_sched ARGS...: load scx_coresched; true once it is enabled. At a
 # high priority: the BPF verifier runs in the loader, and beside tenants
@@ -34,12 +58,10 @@ start_sched() {
 	nice -n -15 "$SCHED" "$@" >"$TMP/sched.out" 2>"$TMP/sched.err" &
 	SCHED_PID=$!
 	local i
-	for i in $(seq 1 240); do
-		if [ "$(scx_state)" = enabled ] && [ "$(scx_ops)" = coresched ]; then
-			return 0
-		fi
+	for ((i = 0; i < 240; i++)); do
+		sched_is enabled coresched && return 0
 		kill -0 $SCHED_PID 2>/dev/null || break
-		sleep 0.25
+		nap 0.25
 	done
 	info "scheduler did not start: $(tail -n 3 "$TMP/sched.err")"
 	return 1
@@ -52,9 +74,9 @@ stop_sched() {
 	kill -"$sig" $SCHED_PID 2>/dev/null
 	wait $SCHED_PID 2>/dev/null
 	SCHED_PID=
-	for i in $(seq 1 80); do
-		[ "$(scx_state)" = disabled ] && return 0
-		sleep 0.25
+	for ((i = 0; i < 80; i++)); do
+		sched_is disabled && return 0
+		nap 0.25
 	done
 	return 1
 }
@@ -86,26 +108,26 @@ expect_fail() {
 
 # Helpers of the fail-safety tests (failsafe.sh, closed.sh).
 PIN=/sys/fs/bpf/scx_coresched
+SPIN=$ROOT/build/cookie_spin # a prctl tenant: cookie_spin THREADS SECONDS
 SMT=/sys/devices/system/cpu/smt/control
 
 # cookie_of PID: its prctl(PR_SCHED_CORE_GET) cookie, as a decimal number.
-cookie_of() {
-	python3 -c '
-import ctypes, sys
-libc = ctypes.CDLL(None, use_errno=True)
-c = ctypes.c_ulonglong(0)
-if libc.prctl(62, 0, int(sys.argv[1]), 0, ctypes.byref(c)):
-    sys.exit("prctl GET %s: errno %d" % (sys.argv[1], ctypes.get_errno()))
-print(c.value)' "$1"
-}
+cookie_of() { "$ROOT/build/cookie_get" "$1"; }
 
-# tag_of_id ID: the cookie in cs_cgrp_tag for cgroup id ID (empty if none).
+# tag_of_id ID: the cookie in cs_cgrp_tag for cgroup id ID (empty if none),
+# from bpftool's JSON: the value's bytes, little endian.
 tag_of_id() {
+	local json b hex=
 	# shellcheck disable=SC2046 # one argument per byte, little endian
-	bpftool -j map lookup pinned "$PIN/cs_cgrp_tag" key hex \
+	json=$(bpftool -j map lookup pinned "$PIN/cs_cgrp_tag" key hex \
 		$(printf '%016x' "$1" | sed 's/../& /g' |
-			awk '{for (i = NF; i > 0; i--) printf "%s ", $i}') 2>/dev/null |
-		python3 -c 'import json, sys; d = json.load(sys.stdin); print(int.from_bytes(bytes(int(x, 16) for x in d["value"]), "little"))' 2>/dev/null
+			awk '{for (i = NF; i > 0; i--) printf "%s ", $i}') 2>/dev/null) ||
+		return 0
+	for b in $(sed -n 's/.*"value":\[\([^]]*\)\].*/\1/p' <<<"$json" | tr -d '"' | tr ',' ' '); do
+		hex=${b#0x}$hex
+	done
+	[ ${#hex} = 16 ] && printf '%u\n' "0x$hex"
+	return 0
 }
 
 # cgroup_tag CGROUP: the cookie in cs_cgrp_tag for CGROUP (empty if none).
@@ -114,9 +136,9 @@ cgroup_tag() { tag_of_id "$(stat -c %i "$1")"; }
 # Wait (up to 30 s) until the scheduler runs again after a fault.
 wait_enabled() {
 	local i
-	for i in $(seq 1 120); do
-		[ "$(scx_state)" = enabled ] && [ "$(scx_ops)" = coresched ] && return 0
-		sleep 0.25
+	for ((i = 0; i < 120; i++)); do
+		sched_is enabled coresched && return 0
+		nap 0.25
 	done
 	return 1
 }
@@ -129,7 +151,7 @@ spin_tenants() {
 		return 1
 	run_in "$a" stress-ng --quiet --cpu "$NCPU" --timeout 3600
 	run_in "$b" stress-ng --quiet --cpu "$NCPU" --timeout 3600
-	spawn "$TMP/cookie_spin" "$NCPU" 3600
+	spawn "$SPIN" "$NCPU" 3600
 	spawn stress-ng --quiet --cpu $(((NCPU + 1) / 2)) --timeout 3600
 	sleep 1
 }
@@ -204,19 +226,18 @@ end_observer() {
 }
 
 # prctl_tenants NAME OBS: with the observer (OBS_PID, writing OBS) attached
-# before the scheduler, run three prctl(PR_SCHED_CORE) tenants
-# ($TMP/cookie_spin, built by the caller) and untagged stress-ng for 10 s,
-# then stop the observer: PASS NAME if it saw switches and 0 ns of
-# overlap, the tenants had three distinct cookies and the scheduler still
-# runs. The tenants are left running (stop_bg).
+# before the scheduler, run three prctl(PR_SCHED_CORE) tenants ($SPIN) and
+# untagged stress-ng for 10 s, then stop the observer: PASS NAME if it saw
+# switches and 0 ns of overlap, the tenants had three distinct cookies and
+# the scheduler still runs. The tenants are left running (stop_bg).
 prctl_tenants() {
 	local name=$1 obs=$2 t cookies rc ov sw
 	for t in 1 2 3; do
-		spawn "$TMP/cookie_spin" "$NCPU" 3600
+		spawn "$SPIN" "$NCPU" 3600
 	done
 	spawn stress-ng --quiet --cpu $(((NCPU + 1) / 2)) --timeout 3600
 	sleep 2
-	cookies=$(for t in $(pgrep -f "$TMP/cookie_spin"); do cookie_of "$t"; done | sort -u | grep -vx 0 | wc -l)
+	cookies=$(for t in $(pgrep -f "$SPIN"); do cookie_of "$t"; done | sort -u | grep -vx 0 | wc -l)
 	sleep 8
 	end_observer "$obs"
 	rc=$OBS_RC ov=$OBS_OV sw=$OBS_SW
