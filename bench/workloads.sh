@@ -25,9 +25,10 @@ sb_oltp() {
 		--time="$SECS" --report-interval=1 run
 }
 
-# db_start NAME: mysqld on datadir /tmp/bench-NAME, in tenant NAME's cgroup.
-db_start() {
-	local n=$1 i cg=$CG/t_b_$1
+# db_launch NAME: start mysqld on datadir /tmp/bench-NAME, in tenant NAME's
+# cgroup; db_ready NAME waits until it answers.
+db_launch() {
+	local n=$1 cg=$CG/t_b_$1
 	mkdir -p "$cg"
 	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg" \
 		mysqld --no-defaults --datadir="/tmp/bench-$n" --user=root \
@@ -36,32 +37,43 @@ db_start() {
 		--innodb-log-file-size=16M --innodb-flush-log-at-trx-commit=2 \
 		--log-error="/tmp/bench-$n.log" </dev/null >/dev/null 2>&1 &
 	DB_PIDS+=($!)
+}
+db_ready() {
+	local n=$1 pid=${DB_PIDS[$((${1#db} - 1))]} i
 	for i in $(seq 1 600); do
 		mysql --socket="/tmp/bench-$n.sock" -e 'select 1' >/dev/null 2>&1 && return 0
-		kill -0 "${DB_PIDS[-1]}" 2>/dev/null || break
+		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.2
 	done
 	DB_NOTE="mysqld $n did not start: $(tail -n 2 "/tmp/bench-$n.log" | tr '\n' ' ')"
 	return 1
 }
 
-# db_setup: two copies of the data directory bench/prepare.sh initialised,
-# on tmpfs (the guest root is read-only); a sysbench table each.
+# db_setup: two copies of the data directory bench/prepare.sh initialised
+# (and packed), on tmpfs (the guest root is read-only); a sysbench table
+# each. The two servers start, and their tables fill, side by side.
 db_setup() {
 	command -v mysqld >/dev/null ||
 		{ DB_NOTE="mariadb-server is not installed (make deps)"; return 1; }
-	[ -d "$PREP/db/mysql" ] ||
-		{ DB_NOTE="no data directory $PREP/db: run bench/prepare.sh"; return 1; }
-	cp -a "$PREP/db" /tmp/bench-db1
+	[ -f "$PREP/db.tar.gz" ] ||
+		{ DB_NOTE="no packed data directory $PREP/db.tar.gz: run bench/prepare.sh"; return 1; }
+	mkdir -p /tmp/bench-db1 && tar -xzf "$PREP/db.tar.gz" -C /tmp/bench-db1 ||
+		{ DB_NOTE="cannot unpack $PREP/db.tar.gz"; return 1; }
 	cp -a /tmp/bench-db1 /tmp/bench-db2
-	local n
+	local n p pids=() bad=
+	db_launch db1
+	db_launch db2
+	db_ready db1 && db_ready db2 || return 1
 	for n in db1 db2; do
-		db_start $n || return 1
-		mysql --socket="/tmp/bench-$n.sock" -e 'create database sbtest' &&
+		{ mysql --socket="/tmp/bench-$n.sock" -e 'create database sbtest' &&
 			sysbench oltp_read_write --db-driver=mysql --mysql-socket="/tmp/bench-$n.sock" \
-				--mysql-user=root --tables=1 --table-size="$DB_ROWS" prepare >/dev/null ||
-			{ DB_NOTE="sysbench prepare on $n failed"; return 1; }
+				--mysql-user=root --tables=1 --table-size="$DB_ROWS" prepare >/dev/null; } &
+		pids+=($!)
 	done
+	for p in 0 1; do
+		wait "${pids[$p]}" || bad+=" db$((p + 1))"
+	done
+	[ -z "$bad" ] || { DB_NOTE="sysbench prepare failed on$bad"; return 1; }
 }
 
 db_stop() {
@@ -87,9 +99,15 @@ src_setup() {
 	make -s -C "$SRC/a" adler32.o >/dev/null 2>&1
 }
 
+# wl_setup: what the workloads in WORKLOADS need (the databases take a
+# minute or more to set up in a TCG guest: only for cpu_db and four).
 wl_setup() {
-	db_setup || info "database: $DB_NOTE"
-	src_setup || info "parallel build: zlib source not set up"
+	if [[ " ${WORKLOADS[*]} " == *" cpu_db "* || " ${WORKLOADS[*]} " == *" four "* ]]; then
+		db_setup || info "database: $DB_NOTE"
+	fi
+	if [[ " ${WORKLOADS[*]} " == *" build "* ]]; then
+		src_setup || info "parallel build: zlib source not set up"
+	fi
 }
 
 wl_cleanup() { db_stop; }
