@@ -27,23 +27,29 @@ info() { echo "# $*"; }
 # The shell's own reads (read, no cat) and naps (read -t on a FIFO nobody
 # writes, no sleep): with every vCPU busy, each program the test shell
 # starts took seconds to start in a TCG guest.
+SCX_SYS=/sys/kernel/sched_ext
+# sysread VAR FILE: VAR = FILE's first line (empty if unreadable).
+sysread() {
+	printf -v "$1" ''
+	read -r "$1" 2>/dev/null <"$2"
+}
 scx_state() {
-	local s=
-	read -r s </sys/kernel/sched_ext/state
+	local s
+	sysread s $SCX_SYS/state
 	echo "$s"
 }
 scx_ops() {
-	local s=
-	read -r s 2>/dev/null </sys/kernel/sched_ext/root/ops
+	local s
+	sysread s $SCX_SYS/root/ops
 	echo "$s"
 }
 # sched_is STATE [OPS]: sched_ext is in STATE (and its scheduler is OPS).
 sched_is() {
-	local s= o=
-	read -r s </sys/kernel/sched_ext/state
+	local s o
+	sysread s $SCX_SYS/state
 	[ "$s" = "$1" ] || return 1
 	[ -z "${2:-}" ] && return 0
-	read -r o 2>/dev/null </sys/kernel/sched_ext/root/ops
+	sysread o $SCX_SYS/root/ops
 	[ "$o" = "$2" ]
 }
 NAP_FIFO=$(mktemp -u)

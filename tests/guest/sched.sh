@@ -27,7 +27,6 @@ restart_observed() {
 		start_sched --stats 2 --json
 }
 
-
 test_fairness() {
 	local a b ua ub da db share
 	a=$(tenant t_fa)
