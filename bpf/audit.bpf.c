@@ -324,6 +324,23 @@ int BPF_PROG(obs_switch_no_forced, bool preempt, struct task_struct *prev,
 	return 0;
 }
 
+/*
+ * A CPU going offline is marked offline before it switches to its idle
+ * task for the last time, and tracepoints do not fire on an offline CPU:
+ * that switch is never seen, and the sweep would keep the CPU running its
+ * last traced task (its stopper, migration/N) for as long as it is
+ * offline. The idle task of the dying CPU calls cpuhp_report_idle_dead()
+ * just before the CPU stops: the CPU's idle is recorded there, a few
+ * microseconds after the switch. User space loads this program when the
+ * kernel has that function (CONFIG_HOTPLUG_CPU).
+ */
+SEC("fentry/cpuhp_report_idle_dead")
+int BPF_PROG(obs_cpu_dead)
+{
+	switched_in(bpf_get_current_task_btf(), bpf_ktime_get_ns(), false);
+	return 0;
+}
+
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(obs_wakeup, struct task_struct *p)
 {

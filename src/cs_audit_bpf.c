@@ -38,19 +38,28 @@ static bool has_member(const struct btf *btf, __u32 id, const char *name)
 	return false;
 }
 
-/* Core scheduling cookies exist (CONFIG_SCHED_CORE)? */
-static bool kernel_has_core_cookie(void)
+/*
+ * Does the kernel's BTF have @kind @name (with member @member, if given)?
+ * Without BTF: true, loading will report the missing BTF.
+ */
+static bool kernel_has(const char *name, __u32 kind, const char *member)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
 	bool found;
 	int id;
 
 	if (!btf)
-		return true; /* loading will report the missing BTF */
-	id = btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT);
-	found = id > 0 && has_member(btf, id, "core_cookie");
+		return true;
+	id = btf__find_by_name_kind(btf, name, kind);
+	found = id > 0 && (!member || has_member(btf, id, member));
 	btf__free(btf);
 	return found;
+}
+
+/* Core scheduling cookies exist (CONFIG_SCHED_CORE)? */
+static bool kernel_has_core_cookie(void)
+{
+	return kernel_has("task_struct", BTF_KIND_STRUCT, "core_cookie");
 }
 
 static int reuse_tag_map(struct bpf_map *map, const char *name,
@@ -203,6 +212,9 @@ static struct audit *try_open(const struct cs_audit_opts *o, bool forced,
 	skel->rodata->trust_kthreads = o->trust_kthreads;
 	bpf_program__set_autoload(skel->progs.obs_switch, forced);
 	bpf_program__set_autoload(skel->progs.obs_switch_no_forced, !forced);
+	bpf_program__set_autoload(skel->progs.obs_cpu_dead,
+				  kernel_has("cpuhp_report_idle_dead",
+					     BTF_KIND_FUNC, NULL));
 	if (set_source(skel, o))
 		goto fail;
 	*err = audit__load(skel);

@@ -18,6 +18,14 @@
 #   audit_svg                'render' makes well-formed SVG with a row per
 #                            CPU and (broken) red overlap windows
 #   audit_json_summary       --json ends with a summary object that parses
+#   audit_offline_cpu_idle   a CPU taken offline counts as idle, not as
+#                            still running its last traced task: under the
+#                            default scheduler, tenant a spins on CPU 0
+#                            while its sibling is offline for
+#                            SCX_AUDIT_SECS (8) seconds; the overlap must
+#                            be under half of that (the audit once saw the
+#                            offline sibling run its stopper all along:
+#                            8.5 s of overlap for 8 s offline)
 #
 # The traces and SVGs are kept in build/audit-test/ to be looked at.
 set -u
@@ -276,6 +284,38 @@ elif not s["per_core"] or "overlap_ns" not in s["per_core"][0]:
 	fi
 }
 
+test_offline() {
+	local name=audit_offline_cpu_idle sib ov sw on
+	sib=$(tr ',-' '\n\n' </sys/devices/system/cpu/cpu0/topology/thread_siblings_list |
+		grep -vx 0 | head -n 1)
+	on=/sys/devices/system/cpu/cpu$sib/online
+	if ! sched_is disabled || [ ! -w "$on" ]; then
+		fail $name "needs no sched_ext scheduler (state $(scx_state)) and CPU 0's sibling ('$sib') hotpluggable"
+		return
+	fi
+	if ! audit_bg offline; then
+		fail $name "audit did not start: $(tail -n 1 "$TMP/offline.err")"
+		return
+	fi
+	run_in "$CG/t_a" taskset -c 0 stress-ng --quiet --cpu 1 --timeout 600
+	sleep 1
+	echo 0 >"$on"
+	sleep "$secs"
+	echo 1 >"$on"
+	sleep 1
+	end_audit offline
+	stop_bg
+	ov=$(field "$TMP/offline" overlap_ns)
+	sw=$(field "$TMP/offline" switches)
+	if [ "${sw:-0}" -gt 0 ] && [ -n "$ov" ] &&
+		[ "$ov" -lt $((secs * 500000000)) ] && [ "$(cat "$on")" = 1 ]; then
+		pass $name
+	else
+		grep overlap_example "$TMP/offline" | head -n 3 | sed 's/^/# /'
+		fail $name "CPU $sib offline for $secs s under tenant a on CPU 0: overlap ${ov:-?} ns (want < $((secs * 500000000))), switches ${sw:-?}, CPU $sib online '$(cat "$on")'"
+	fi
+}
+
 for b in "$AUDIT" "$BROKEN"; do
 	[ -x "$b" ] || { fail audit_build "$b is missing; run 'make' first"; finish; }
 done
@@ -288,4 +328,5 @@ test_coresched
 test_trace
 test_svg
 test_json_summary
+test_offline
 finish
