@@ -57,8 +57,9 @@ static const char usage[] =
 	"  -f, --fail-mode MODE what happens while no isolation is possible (after an\n"
 	"                       ejection, a crash, or a stop):\n"
 	"                       open (default): tasks run on, SMT on, not isolated;\n"
-	"                       closed (experimental): SMT is switched off (" CS_SMT_CONTROL ")\n"
-	"                       the moment isolation ends, and on again once it is back.\n"
+	"                       closed: SMT is switched off (" CS_SMT_CONTROL ")\n"
+	"                       the moment isolation ends, and on again once it is back\n"
+	"                       (a restart attaches first, with the siblings offline).\n"
 	"                       A guard process covers a SIGKILL of this process.\n"
 	"      --no-restart     exit after an ejection instead of loading again\n"
 	"      --prctl MODE     serve (default): answer prctl(PR_SCHED_CORE) as the\n"
@@ -316,6 +317,28 @@ static void sched_destroy(struct sched *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/*
+ * If we switched SMT off (fail-mode closed), switch it on again, once the
+ * scheduler is attached: attaching runs sched_ext's enable transition, in
+ * which every task runs in bypass mode, without isolation, so it must
+ * happen while the siblings are offline (the topology comes from the
+ * cache then). They come up under the scheduler, which isolates them as
+ * it does any CPU coming online. If SMT stays off, isolation holds still.
+ */
+static void smt_back_on(void)
+{
+	char err[256];
+	__u64 t0 = cs_now_ns();
+	int ret = cs_smt_restore(err, sizeof(err));
+
+	if (ret < 0)
+		fprintf(stderr, "scx_coresched: %s; SMT stays off\n", err);
+	else if (ret > 0)
+		fprintf(stderr,
+			"scx_coresched: isolating; SMT switched back on in %.1f ms, after the scheduler was attached\n",
+			(double)(cs_now_ns() - t0) / 1e6);
+}
+
 /* Load and attach the scheduler. 0, or -1 with a message in @err. */
 static int sched_start(struct sched *s, const struct opts *o,
 		       const struct cs_topo *topo, char *err, size_t len)
@@ -323,8 +346,6 @@ static int sched_start(struct sched *s, const struct opts *o,
 	/* -vv: also the verifier's statistics for every program. */
 	LIBBPF_OPTS(bpf_object_open_opts, open_opts, .pin_root_path = CS_PIN_DIR,
 		    .kernel_log_level = verbose >= 2 ? 4 : 0);
-	bool restored = false;
-	__u64 smt_on;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
@@ -353,17 +374,6 @@ static int sched_start(struct sched *s, const struct opts *o,
 			 strerror(errno));
 		goto fail;
 	}
-	/*
-	 * If we switched SMT off (fail-mode closed), switch it on now: loaded
-	 * and verified, the scheduler attaches within milliseconds, and it
-	 * attaches with every CPU online (loading while siblings were offline
-	 * stalled the test guest). Those milliseconds are unprotected.
-	 */
-	smt_on = cs_now_ns();
-	ret = cs_smt_restore(err, len);
-	if (ret < 0)
-		goto fail;
-	restored = ret > 0;
 	s->commit_link = bpf_program__attach(s->skel->progs.cs_commit);
 	if (!s->commit_link) {
 		snprintf(err, len,
@@ -378,15 +388,9 @@ static int sched_start(struct sched *s, const struct opts *o,
 			 strerror(errno));
 		goto fail;
 	}
-	if (ret > 0)
-		fprintf(stderr,
-			"scx_coresched: SMT switched back on %.1f ms before the scheduler was attached\n",
-			(double)(cs_now_ns() - smt_on) / 1e6);
+	smt_back_on();
 	return 0;
 fail:
-	/* Not isolating after all: SMT goes off again if we switched it on. */
-	if (restored && cs_smt_off(err + strlen(err), len - strlen(err)))
-		fprintf(stderr, "scx_coresched: %s\n", err);
 	sched_destroy(s);
 	return -1;
 }
@@ -448,7 +452,7 @@ static void read_topology(struct cs_topo *topo)
 	}
 	if (!cs_topo_load(topo)) {
 		fprintf(stderr,
-			"scx_coresched: %s; using the topology cached at the last start (SMT is off?)\n",
+			"scx_coresched: using the topology cached at the last start instead of sysfs, which says: %s\n",
 			err);
 		return;
 	}

@@ -56,6 +56,17 @@ NAP_FIFO=$(mktemp -u)
 mkfifo -m 600 "$NAP_FIFO" && exec {NAP_FD}<>"$NAP_FIFO" && rm -f "$NAP_FIFO"
 # nap SECONDS: sleep without starting a program.
 nap() { read -rt "$1" -u "$NAP_FD" _ || true; }
+# poll SECS CMD...: run CMD every 0.05 s until it succeeds; false if it has
+# not within SECS seconds. CMD should not fork (sched_is, smt_is): in a
+# guest whose vCPUs are all busy, starting a program takes seconds.
+poll() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ $SECONDS -lt $end ] || return 1
+		nap 0.05
+	done
+}
 
 # start_sched ARGS...: load scx_coresched; true once it is enabled. At a
 # high priority: the BPF verifier runs in the loader, and beside tenants
@@ -116,6 +127,20 @@ expect_fail() {
 PIN=/sys/fs/bpf/scx_coresched
 SPIN=$ROOT/build/cookie_spin # a prctl tenant: cookie_spin THREADS SECONDS
 SMT=/sys/devices/system/cpu/smt/control
+# file_has FILE STRING: a line of FILE contains STRING (no fork).
+file_has() {
+	local l
+	while IFS= read -r l; do
+		[[ $l != *"$2"* ]] || return 0
+	done <"$1"
+	return 1
+}
+# smt_is VALUE: the SMT control reads VALUE (on, off, ...).
+smt_is() {
+	local v
+	sysread v $SMT
+	[ "$v" = "$1" ]
+}
 
 # cookie_of PID: its prctl(PR_SCHED_CORE_GET) cookie, as a decimal number.
 cookie_of() { "$ROOT/build/cookie_get" "$1"; }
