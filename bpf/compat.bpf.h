@@ -75,6 +75,21 @@ bool scx_bpf_consume___old(u64 dsq_id) __ksym __weak;
 	(bpf_ksym_exists(scx_bpf_dsq_move_to_local___new) ? \
 		 scx_bpf_dsq_move_to_local___new(dsq) :      \
 		 scx_bpf_consume___old(dsq))
+/* Moving one task out of an iterated DSQ: 6.12's name, 6.13's name. */
+int bpf_iter_scx_dsq_new(struct bpf_iter_scx_dsq *it, u64 dsq_id,
+			 u64 flags) __ksym __weak;
+struct task_struct *bpf_iter_scx_dsq_next(struct bpf_iter_scx_dsq *it) __ksym __weak;
+void bpf_iter_scx_dsq_destroy(struct bpf_iter_scx_dsq *it) __ksym __weak;
+bool scx_bpf_dsq_move___new(struct bpf_iter_scx_dsq *it__iter,
+			    struct task_struct *p, u64 dsq_id,
+			    u64 enq_flags) __ksym __weak;
+bool scx_bpf_dispatch_from_dsq___old(struct bpf_iter_scx_dsq *it__iter,
+				     struct task_struct *p, u64 dsq_id,
+				     u64 enq_flags) __ksym __weak;
+#define cs_move_iterated(it, p, dsq)                                    \
+	(bpf_ksym_exists(scx_bpf_dsq_move___new) ?                      \
+		 scx_bpf_dsq_move___new((it), (p), (dsq), 0) :          \
+		 scx_bpf_dispatch_from_dsq___old((it), (p), (dsq), 0))
 #define cs_kick(cpu, flags) scx_bpf_kick_cpu((cpu), (flags))
 #define cs_nr_queued(dsq) scx_bpf_dsq_nr_queued(dsq)
 

@@ -77,7 +77,8 @@
  *    be tagged while no scheduler ran are tagged there before they run
  *    here (cs_fork_orphan), and those that could not even be recorded
  *    (cs_fork_lost) run alone on their cores. Work is never placed on a
- *    CPU whose runqueue sched_ext does not see online (hotplug).
+ *    CPU whose runqueue sched_ext does not see online (hotplug), nor on
+ *    one draining before the loader switches SMT off (see drain_move).
  *
  * Modes: strict (default) shares a core only within a cookie; fill also
  * lets untagged (cookie 0) work run beside any cookie; none disables
@@ -112,6 +113,8 @@ u64 slot_wsum[CS_NR_SLOTS]; /* sum of its runnable tasks' weights */
 u64 live_mask[4]; /* slots with holders */
 u64 vnow; /* vtime of the most deserving cookie, monotonic */
 u8 core_last[CS_MAX_CPUS]; /* last slot claimed on each core */
+u64 drain_mask; /* CPUs about to go offline: written by the loader */
+u8 drained[CS_MAX_CPUS]; /* a draining CPU runs nothing but its own kthreads */
 struct cs_exit_info exit_info;
 
 /* ops.exit writes one record here, so the loader wakes the moment it runs. */
@@ -122,6 +125,11 @@ struct {
 
 extern const void ext_sched_class __ksym; /* untyped: 6.12 BTF has no global vars */
 u32 scx_bpf_reenqueue_local(void) __ksym;
+
+static bool draining(s32 cpu)
+{
+	return drain_mask & (1ULL << (cpu & 63));
+}
 
 static struct cs_cpu_stat *cpu_stat(s32 cpu)
 {
@@ -400,6 +408,64 @@ static bool try_run(s32 cpu, u8 slot, struct task_struct *prev, u8 prev_slot,
 	return true;
 }
 
+/*
+ * Draining. Before it switches SMT off under the scheduler (fail-mode
+ * closed: a stop, or a SIGKILL caught by the guard), the loader sets
+ * drain_mask to the siblings that will go offline. Switching a CPU off is
+ * hotplug: once sched_ext sees its runqueue offline, the kernel re-queues
+ * tasks there straight onto its local queue, and a tenant could run again
+ * on it, unclaimed, beside another cookie until an IPI lands. A draining
+ * CPU is given no work (scx_online() is false for it) and dispatches
+ * nothing but kernel threads bound to it, which the hotplug itself needs
+ * (cpuhp/N, its kworkers); its tick ends whatever else runs there. The
+ * loader switches SMT off once every draining CPU is drained: idle, or
+ * running such a kthread (drained[], set at each switch). Example, core
+ * {2, 3}, CPU 3 running a tenant of cookie A while CPU 2 runs A too:
+ *   drain_mask |= 1 << 3   CPU 3's tick ends the tenant; dispatch finds
+ *                          no kthread of CPU 3 queued: idle, drained[3]
+ *   SMT off                CPU 3 goes down running only cpuhp/3 and its
+ *                          stopper; no tenant was left on its runqueue
+ */
+static bool bound_kthread(struct task_struct *p, s32 cpu)
+{
+	return (p->flags & PF_KTHREAD) && p->nr_cpus_allowed == 1 &&
+	       BPF_CORE_READ(p, cpus_ptr, bits[0]) == 1ULL << (cpu & 63);
+}
+
+/* Claim @slot and move the first kthread bound to @cpu in @dsq here. */
+static bool drain_move(s32 cpu, u64 dsq)
+{
+	struct bpf_iter_scx_dsq it;
+	struct task_struct *p;
+	bool moved = false;
+
+	bpf_iter_scx_dsq_new(&it, dsq, 0);
+	while ((p = bpf_iter_scx_dsq_next(&it))) {
+		if (!bound_kthread(p, cpu))
+			continue;
+		if (core_claim(cpu, dsq) != CS_CLAIM_OK)
+			break;
+		moved = cs_move_iterated(&it, p, SCX_DSQ_LOCAL);
+		break;
+	}
+	bpf_iter_scx_dsq_destroy(&it);
+	return moved;
+}
+
+__attribute__((noinline)) int drain_dispatch(s32 cpu)
+{
+	struct cs_cpu_stat *st = cpu_stat(cpu);
+
+	/* Flag first: a sibling leaving a cookie lets a blocked kthread run. */
+	__sync_lock_test_and_set(&st->forced, 1);
+	if (drain_move(cpu, trust_kthreads ? DSQ_TRUST : 0)) {
+		st->forced = 0;
+		return 0;
+	}
+	set_claim(cpu, CS_SLOT_NONE);
+	return 0;
+}
+
 void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 {
 	struct cs_cpu_stat *st = cpu_stat(cpu);
@@ -407,6 +473,10 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	u8 prev_slot = CS_SLOT_NONE, held, best, was, cands[3];
 	u64 w, bvt;
 
+	if (draining(cpu)) {
+		drain_dispatch(cpu);
+		return;
+	}
 	/* Flag first, then look: a sibling leaving its cookie will see it. */
 	__sync_lock_test_and_set(&st->forced, 1);
 
@@ -475,16 +545,18 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 }
 
 /*
- * Does sched_ext treat @cpu as online? A CPU coming up is active, so the
- * kernel lets tasks wake on it, before its runqueue is online for
- * sched_ext; meanwhile (and while one goes down) it runs what is queued on
- * it without calling dispatch, so without a claim: never send work there.
+ * May work be sent to @cpu? Not if sched_ext does not treat it as online:
+ * a CPU coming up is active, so the kernel lets tasks wake on it, before
+ * its runqueue is online for sched_ext; meanwhile (and while one goes
+ * down) it runs what is queued on it without calling dispatch, so without
+ * a claim. Nor if it is draining (about to go down: Draining, above).
  */
 static bool scx_online(s32 cpu)
 {
 	struct rq *rq = scx_bpf_cpu_rq(cpu);
 
-	return rq && (BPF_CORE_READ(rq, scx.flags) & SCX_RQ_ONLINE);
+	return rq && (BPF_CORE_READ(rq, scx.flags) & SCX_RQ_ONLINE) &&
+	       !draining(cpu);
 }
 
 /* Score an idle CPU for a task of @slot: 0 means unusable. */
@@ -714,6 +786,10 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	if (!tctx)
 		return;
 	charge(p, tctx, cpu);
+	if (draining(cpu) && !bound_kthread(p, cpu)) {
+		p->scx.slice = 0;
+		return;
+	}
 	/* Re-tagged: go back through enqueue to pick up the new cookie. */
 	if (tctx->slot < CS_NR_SLOTS && task_cookie(p) != tctx->cookie) {
 		p->scx.slice = 0;
@@ -945,6 +1021,9 @@ static void commit(struct task_struct *p)
 	struct task_ctx *tctx;
 	u8 slot;
 
+	if (draining(cpu))
+		drained[cpu & (CS_MAX_CPUS - 1)] =
+			(p->flags & PF_IDLE) || bound_kthread(p, cpu);
 	if (p->flags & PF_IDLE) {
 		slot = CS_SLOT_NONE;
 	} else if ((const void *)p->sched_class == &ext_sched_class) {

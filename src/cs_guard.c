@@ -55,6 +55,13 @@ int cs_smt_check(char *err, size_t len)
 	return 0;
 }
 
+bool cs_smt_on(void)
+{
+	char state[32];
+
+	return !read_smt(state, sizeof(state)) && !strcmp(state, "on");
+}
+
 int cs_smt_off(char *err, size_t len)
 {
 	char state[32];
@@ -89,7 +96,7 @@ int cs_smt_restore(char *err, size_t len)
 }
 
 /* The guard's life: wait for EOF, switch SMT off, exit. */
-static void guard_main(int fd)
+static void guard_main(int fd, void (*before_off)(void *), void *arg)
 {
 	char err[256], c;
 	ssize_t n;
@@ -101,6 +108,8 @@ static void guard_main(int fd)
 	do {
 		n = read(fd, &c, 1);
 	} while (n > 0 || (n < 0 && errno == EINTR));
+	if (before_off && cs_smt_on())
+		before_off(arg);
 	if (cs_smt_off(err, sizeof(err)))
 		fprintf(stderr, "scx_coresched guard: %s\n", err);
 	else
@@ -109,7 +118,7 @@ static void guard_main(int fd)
 	_exit(0);
 }
 
-pid_t cs_guard_start(int *fd)
+pid_t cs_guard_start(int *fd, void (*before_off)(void *), void *arg)
 {
 	int p[2];
 	pid_t pid;
@@ -130,7 +139,7 @@ pid_t cs_guard_start(int *fd)
 		 * isolating, until the guard has switched SMT off and exits.
 		 */
 		close(p[1]);
-		guard_main(p[0]);
+		guard_main(p[0], before_off, arg);
 	}
 	close(p[0]);
 	*fd = p[1];

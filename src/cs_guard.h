@@ -9,8 +9,9 @@
  *           again. While scx_coresched runs, a guard process holds the
  *           scheduler's links too: if the loader is killed, the guard
  *           switches SMT off first and only then lets the scheduler go.
- *           A restart switches SMT on right before it attaches (after the
- *           slow load), leaving a window of a few milliseconds.
+ *           Before SMT goes off under the scheduler, the siblings that
+ *           go down are drained (bpf/coresched.bpf.c). A restart attaches
+ *           with the siblings still offline, then switches SMT on.
  *
  * SMT is only switched back on if scx_coresched switched it off: it
  * leaves a marker in CS_RUN_DIR.
@@ -26,6 +27,8 @@
 
 #define CS_RUN_DIR "/run/scx_coresched"
 #define CS_SMT_CONTROL "/sys/devices/system/cpu/smt/control"
+/* How long SMT off waits for the siblings going down to drain. */
+#define CS_DRAIN_WAIT_MS 1000
 
 enum cs_fail_mode {
 	CS_FAIL_OPEN = 0,
@@ -36,16 +39,19 @@ enum cs_fail_mode {
 int cs_smt_check(char *err, size_t len);
 /* Switch SMT off and leave the marker. 0, or -1 with a message. */
 int cs_smt_off(char *err, size_t len);
+/* Is SMT on (the control reads "on")? */
+bool cs_smt_on(void);
 /* Switch SMT on if we switched it off. 1 done, 0 nothing to do, -1 error. */
 int cs_smt_restore(char *err, size_t len);
 
 /*
  * Start the guard: a child that holds every descriptor the caller holds
  * (the scheduler's links among them) and, when the caller dies or asks,
- * switches SMT off and exits. Returns its pid; *@fd is the caller's end of
- * the pipe: closing it (or dying) triggers the guard.
+ * calls @before_off(@arg) if SMT is still on, switches SMT off and exits.
+ * Returns its pid; *@fd is the caller's end of the pipe: closing it (or
+ * dying) triggers the guard.
  */
-pid_t cs_guard_start(int *fd);
+pid_t cs_guard_start(int *fd, void (*before_off)(void *), void *arg);
 /* Trigger the guard and wait until SMT is off and it has exited. */
 void cs_guard_stop(pid_t pid, int fd);
 

@@ -339,6 +339,61 @@ static void smt_back_on(void)
 			(double)(cs_now_ns() - t0) / 1e6);
 }
 
+/* What drain_siblings() needs; the guard gets a copy at its fork. */
+struct drain_arg {
+	struct coresched *skel; /* its .bss is shared with the guard */
+	const struct cs_topo *topo;
+};
+
+/* Does @cpu run nothing but its own kernel threads (or nothing)? */
+static bool cpu_drained(const struct drain_arg *d, int cpu)
+{
+	volatile struct coresched__bss *bss = d->skel->bss;
+	int core = d->topo->cpu_core[cpu], sib = d->topo->cpu_sib[cpu];
+
+	return bss->drained[cpu] ||
+	       cs_cur(bss->core_word[core], sib) == CS_SLOT_NONE;
+}
+
+/*
+ * Before SMT goes off under the scheduler: drain every sibling but the
+ * first of each core (the kernel's primary thread, the one that stays
+ * online; bpf/coresched.bpf.c, Draining) and wait until each runs
+ * nothing but its own kernel threads. Waits up to CS_DRAIN_WAIT_MS; then
+ * switches SMT off anyway, and says so.
+ */
+static void drain_siblings(void *arg)
+{
+	const struct drain_arg *d = arg;
+	__u64 mask = 0, left, t0 = cs_now_ns();
+	int core, i, cpu;
+
+	for (core = 0; core < d->topo->nr_cores; core++)
+		for (i = 1; i < d->topo->core_nr[core]; i++)
+			mask |= 1ULL << d->topo->core_cpu[core][i];
+	if (!mask)
+		return;
+	__atomic_store_n(&d->skel->bss->drain_mask, mask, __ATOMIC_SEQ_CST);
+	for (;;) {
+		left = 0;
+		for (cpu = 0; cpu < CS_MAX_CPUS; cpu++)
+			if ((mask & (1ULL << cpu)) && !cpu_drained(d, cpu))
+				left |= 1ULL << cpu;
+		if (!left) {
+			fprintf(stderr,
+				"scx_coresched: siblings drained in %.1f ms; switching SMT off\n",
+				(double)(cs_now_ns() - t0) / 1e6);
+			return;
+		}
+		if (cs_now_ns() - t0 > CS_DRAIN_WAIT_MS * 1000000ULL)
+			break;
+		usleep(1000);
+	}
+	fprintf(stderr,
+		"scx_coresched: siblings (CPU mask %#llx) still run tasks %d ms after being drained; switching SMT off anyway\n",
+		(unsigned long long)left, CS_DRAIN_WAIT_MS);
+}
+
 /* Load and attach the scheduler. 0, or -1 with a message in @err. */
 static int sched_start(struct sched *s, const struct opts *o,
 		       const struct cs_topo *topo, char *err, size_t len)
@@ -470,6 +525,7 @@ int main(int argc, char **argv)
 	struct opts o = { 0 };
 	struct cs_tagging_plan plan;
 	struct cs_topo topo;
+	struct drain_arg drain = { 0 };
 	struct sched s;
 	char err[768];
 	int restarts = 0, gfd = -1;
@@ -521,7 +577,9 @@ int main(int argc, char **argv)
 		}
 		started_at = cs_now_ns();
 		if (o.fail_mode == CS_FAIL_CLOSED) {
-			guard = cs_guard_start(&gfd);
+			drain.skel = s.skel;
+			drain.topo = &topo;
+			guard = cs_guard_start(&gfd, drain_siblings, &drain);
 			if (guard < 0)
 				die("cannot start the guard process: %s",
 				    strerror(errno));
@@ -546,6 +604,9 @@ int main(int argc, char **argv)
 			lost_at = cs_now_ns();
 		/* Closed: SMT goes off before the scheduler lets go (if it still holds). */
 		if (o.fail_mode == CS_FAIL_CLOSED) {
+			/* Still attached after a stop: drain first. */
+			if (end == RUN_STOPPED && cs_smt_on())
+				drain_siblings(&drain);
 			if (cs_smt_off(err, sizeof(err)))
 				fprintf(stderr, "scx_coresched: %s\n", err);
 			else if (end == RUN_EJECTED)

@@ -5,18 +5,25 @@
 #   tools/vm -- tests/guest/closed.sh
 #
 #   failsafe_closed_kill          --fail-mode closed: SIGKILL of the loader;
-#                                 its guard switches SMT off before the
+#                                 its guard drains the siblings that go
+#                                 down and switches SMT off before the
 #                                 scheduler lets go, and a restart (which
 #                                 attaches with the siblings offline, from
 #                                 the cached topology) switches SMT on once
-#                                 enabled: SMT off after the kill, on after
-#                                 the restart, the scheduler enabled. The
-#                                 overlap over the cycle is printed, not
-#                                 asserted: switching SMT off and on is CPU
-#                                 hotplug, with its window (README
-#                                 "Semantics", Hotplug), measured by an
-#                                 observer that trusts kernel threads and
-#                                 by a strict one
+#                                 enabled: the guard drained the siblings
+#                                 first, SMT is off after the kill and on
+#                                 after the restart, the scheduler enabled,
+#                                 and an observer that trusts kernel
+#                                 threads saw 0 ns over the whole run. A
+#                                 strict one's figure is printed: the CPUs
+#                                 going down and up run their hotplug
+#                                 kthreads (cpuhp/N, migration/N) beside
+#                                 tenants (README "Semantics", Hotplug)
+#   failsafe_closed_drain_timeout a SCHED_FIFO task spinning on CPU 1
+#                                 (which SMT off takes down), RT throttling
+#                                 off, keeps it from draining: a stop in
+#                                 closed mode waits CS_DRAIN_WAIT_MS, says
+#                                 so, and switches SMT off all the same
 #   failsafe_eject_restart_{open,closed}  sysrq-S ejects the scheduler; it
 #                                 is loaded again by itself, SMT on (the
 #                                 gap is printed, not asserted)
@@ -31,6 +38,7 @@ ensure_pins || fail closed_pins "scheduler did not start once"
 
 # --- fail-mode closed: SIGKILL of the loader ---------------------------------
 name=failsafe_closed_kill
+obs_t0=$(cut -d' ' -f1 /proc/uptime) # the observers' times count from about here
 if ! smt_is on; then
 	fail $name "SMT control is '$(cat $SMT 2>/dev/null)', not on"
 elif observe_bg "$TMP/k.strict" --duration 300 && strict_pid=$OBS_PID &&
@@ -38,7 +46,7 @@ elif observe_bg "$TMP/k.strict" --duration 300 && strict_pid=$OBS_PID &&
 	start_sched --fail-mode closed; then
 	spin_tenants
 	sleep 2
-	info "closed kill: [$(cut -d' ' -f1 /proc/uptime)] kill"
+	info "closed kill: [$(cut -d' ' -f1 /proc/uptime)] kill (observers started at uptime $obs_t0 s)"
 	kill -KILL $SCHED_PID
 	wait $SCHED_PID 2>/dev/null
 	SCHED_PID=
@@ -58,16 +66,18 @@ elif observe_bg "$TMP/k.strict" --duration 300 && strict_pid=$OBS_PID &&
 	stop_observer "$strict_pid"
 	info "closed kill: SMT after kill '$smt_after_kill', after restart '$smt_after_restart'"
 	for f in k.obs k.strict; do
-		info "closed kill ($([ $f = k.obs ] && echo "kernel threads trusted" || echo strict), measured): overlap_ns=$(field "$TMP/$f" overlap_ns) windows=$(field "$TMP/$f" overlap_windows) longest_ns=$(field "$TMP/$f" longest_overlap_ns) switches=$(field "$TMP/$f" switches)"
+		info "closed kill ($([ $f = k.obs ] && echo "kernel threads trusted, asserted" || echo "strict, measured")): overlap_ns=$(field "$TMP/$f" overlap_ns) windows=$(field "$TMP/$f" overlap_windows) longest_ns=$(field "$TMP/$f" longest_overlap_ns) switches=$(field "$TMP/$f" switches)"
 		grep overlap_example "$TMP/$f" | head -n 3 | sed 's/^/#   /'
 	done
 	info "closed kill: the killed loader's guard said: $(grep -aE 'SMT|isolat' "$TMP/killed.err" | tr '\n' ';')"
 	info "closed kill: the new loader said: $(grep -aE 'SMT|isolat' "$TMP/sched.err" | tr '\n' ';')"
 	if [ "$smt_after_kill" = off ] && [ "$smt_after_restart" = on ] &&
-		sched_is enabled coresched && [ -n "$ov" ]; then
+		sched_is enabled coresched && [ "$ov" = 0 ] &&
+		[ "$(field "$TMP/k.obs" switches)" -gt 0 ] &&
+		grep -aq "siblings drained in" "$TMP/killed.err"; then
 		pass $name
 	else
-		fail $name "SMT after kill '$smt_after_kill', after restart '$smt_after_restart', state $(scx_state), observer figure '${ov:-}'"
+		fail $name "SMT after kill '$smt_after_kill', after restart '$smt_after_restart', state $(scx_state), overlap_ns '${ov:-}' (kernel threads trusted), guard: $(grep -aE 'drain|guard' "$TMP/killed.err" | tr '\n' ';')"
 	fi
 	stop_sched
 	echo on >$SMT 2>/dev/null
@@ -77,6 +87,36 @@ else
 	[ -z "${strict_pid:-}" ] || stop_observer "$strict_pid"
 fi
 
+# --- fail-mode closed: a sibling that does not drain ------------------------
+# Nothing of ours can keep a CPU from draining (its tick ends the task); a
+# SCHED_FIFO spinner can, with RT throttling off (throttled, its CPU idles
+# 50 ms a second, and drains then). It is killed once the loader has said
+# it gave up waiting, so that CPU 1 can go down.
+name=failsafe_closed_drain_timeout
+sysread rt_runtime /proc/sys/kernel/sched_rt_runtime_us
+if start_sched --fail-mode closed; then
+	echo -1 >/proc/sys/kernel/sched_rt_runtime_us
+	chrt -f 10 taskset -c 1 sh -c 'while :; do :; done' &
+	fifo=$!
+	nap 1
+	kill -INT $SCHED_PID
+	poll 30 file_has "$TMP/sched.err" "after being drained"
+	kill $fifo
+	echo "$rt_runtime" >/proc/sys/kernel/sched_rt_runtime_us
+	wait $fifo 2>/dev/null
+	stop_sched
+	sysread smt $SMT
+	info "drain timeout: the loader said: $(grep -aE 'drain|SMT' "$TMP/sched.err" | tr '\n' ';')"
+	if [ "$smt" = off ] && grep -aq "still run tasks 1000 ms after being drained" "$TMP/sched.err"; then
+		pass $name
+	else
+		fail $name "SMT '$smt' after the stop; the loader said: $(tail -n 3 "$TMP/sched.err" | tr '\n' ';')"
+	fi
+	echo on >$SMT 2>/dev/null
+else
+	fail $name "scheduler did not start"
+fi
+
 # --- ejection: the loader loads again by itself ------------------------------
 for fm in open closed; do
 	name=failsafe_eject_restart_$fm
@@ -84,7 +124,7 @@ for fm in open closed; do
 	spin_tenants
 	echo S >/proc/sysrq-trigger
 	ok=0
-	poll 30 file_has "$TMP/sched.err" "isolating again" && ok=1
+	poll 120 file_has "$TMP/sched.err" "isolating again" && ok=1
 	wait_enabled || ok=0
 	poll 20 smt_is on
 	info "eject ($fm): $(grep -aE 'detached|isolating again|SMT off' "$TMP/sched.err" | tr '\n' ';')"
