@@ -78,7 +78,7 @@
  *    here (cs_fork_orphan), and those that could not even be recorded
  *    (cs_fork_lost) run alone on their cores. Work is never placed on a
  *    CPU whose runqueue sched_ext does not see online (hotplug), nor on
- *    one draining before the loader switches SMT off (see drain_move).
+ *    one draining before the loader switches SMT off (see Draining).
  *
  * Modes: strict (default) shares a core only within a cookie; fill also
  * lets untagged (cookie 0) work run beside any cookie; none disables
@@ -432,18 +432,18 @@ static bool bound_kthread(struct task_struct *p, s32 cpu)
 	       BPF_CORE_READ(p, cpus_ptr, bits[0]) == 1ULL << (cpu & 63);
 }
 
-/* Claim @slot and move the first kthread bound to @cpu in @dsq here. */
-static bool drain_move(s32 cpu, u64 dsq)
+/* Claim @slot and move the first kthread of it bound to @cpu here. */
+static bool drain_move(s32 cpu, u8 slot)
 {
 	struct bpf_iter_scx_dsq it;
 	struct task_struct *p;
 	bool moved = false;
 
-	bpf_iter_scx_dsq_new(&it, dsq, 0);
+	bpf_iter_scx_dsq_new(&it, dsq_of(slot), 0);
 	while ((p = bpf_iter_scx_dsq_next(&it))) {
 		if (!bound_kthread(p, cpu))
 			continue;
-		if (core_claim(cpu, dsq) != CS_CLAIM_OK)
+		if (core_claim(cpu, slot) != CS_CLAIM_OK)
 			break;
 		moved = cs_move_iterated(&it, p, SCX_DSQ_LOCAL);
 		break;
@@ -458,7 +458,7 @@ __attribute__((noinline)) int drain_dispatch(s32 cpu)
 
 	/* Flag first: a sibling leaving a cookie lets a blocked kthread run. */
 	__sync_lock_test_and_set(&st->forced, 1);
-	if (drain_move(cpu, trust_kthreads ? DSQ_TRUST : 0)) {
+	if (drain_move(cpu, trust_kthreads ? CS_SLOT_TRUST : 0)) {
 		st->forced = 0;
 		return 0;
 	}

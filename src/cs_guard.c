@@ -108,7 +108,7 @@ static void guard_main(int fd, void (*before_off)(void *), void *arg)
 	do {
 		n = read(fd, &c, 1);
 	} while (n > 0 || (n < 0 && errno == EINTR));
-	if (before_off && cs_smt_on())
+	if (before_off)
 		before_off(arg);
 	if (cs_smt_off(err, sizeof(err)))
 		fprintf(stderr, "scx_coresched guard: %s\n", err);

@@ -47,7 +47,7 @@ int cs_smt_restore(char *err, size_t len);
 /*
  * Start the guard: a child that holds every descriptor the caller holds
  * (the scheduler's links among them) and, when the caller dies or asks,
- * calls @before_off(@arg) if SMT is still on, switches SMT off and exits.
+ * calls @before_off(@arg) (if given), switches SMT off and exits.
  * Returns its pid; *@fd is the caller's end of the pipe: closing it (or
  * dying) triggers the guard.
  */

@@ -359,8 +359,8 @@ static bool cpu_drained(const struct drain_arg *d, int cpu)
  * Before SMT goes off under the scheduler: drain every sibling but the
  * first of each core (the kernel's primary thread, the one that stays
  * online; bpf/coresched.bpf.c, Draining) and wait until each runs
- * nothing but its own kernel threads. Waits up to CS_DRAIN_WAIT_MS; then
- * switches SMT off anyway, and says so.
+ * nothing but its own kernel threads, up to CS_DRAIN_WAIT_MS (then it
+ * says so). Nothing to do if SMT is off already.
  */
 static void drain_siblings(void *arg)
 {
@@ -368,6 +368,8 @@ static void drain_siblings(void *arg)
 	__u64 mask = 0, left, t0 = cs_now_ns();
 	int core, i, cpu;
 
+	if (!cs_smt_on())
+		return; /* off already: nothing goes down */
 	for (core = 0; core < d->topo->nr_cores; core++)
 		for (i = 1; i < d->topo->core_nr[core]; i++)
 			mask |= 1ULL << d->topo->core_cpu[core][i];
@@ -605,7 +607,7 @@ int main(int argc, char **argv)
 		/* Closed: SMT goes off before the scheduler lets go (if it still holds). */
 		if (o.fail_mode == CS_FAIL_CLOSED) {
 			/* Still attached after a stop: drain first. */
-			if (end == RUN_STOPPED && cs_smt_on())
+			if (end == RUN_STOPPED)
 				drain_siblings(&drain);
 			if (cs_smt_off(err, sizeof(err)))
 				fprintf(stderr, "scx_coresched: %s\n", err);

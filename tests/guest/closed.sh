@@ -38,7 +38,14 @@ ensure_pins || fail closed_pins "scheduler did not start once"
 
 # --- fail-mode closed: SIGKILL of the loader ---------------------------------
 name=failsafe_closed_kill
-obs_t0=$(cut -d' ' -f1 /proc/uptime) # the observers' times count from about here
+# stamp MSG: an info line with the guest's uptime (no fork).
+stamp() {
+	local u
+	sysread u /proc/uptime
+	info "closed kill: [${u%% *}] $*"
+}
+sysread obs_t0 /proc/uptime # the observers' times count from about here
+obs_t0=${obs_t0%% *}
 if ! smt_is on; then
 	fail $name "SMT control is '$(cat $SMT 2>/dev/null)', not on"
 elif observe_bg "$TMP/k.strict" --duration 300 && strict_pid=$OBS_PID &&
@@ -46,7 +53,7 @@ elif observe_bg "$TMP/k.strict" --duration 300 && strict_pid=$OBS_PID &&
 	start_sched --fail-mode closed; then
 	spin_tenants
 	sleep 2
-	info "closed kill: [$(cut -d' ' -f1 /proc/uptime)] kill (observers started at uptime $obs_t0 s)"
+	stamp "kill (observers started at uptime $obs_t0 s)"
 	kill -KILL $SCHED_PID
 	wait $SCHED_PID 2>/dev/null
 	SCHED_PID=
@@ -54,12 +61,12 @@ elif observe_bg "$TMP/k.strict" --duration 300 && strict_pid=$OBS_PID &&
 	poll 20 sched_is disabled
 	sysread smt_after_kill $SMT
 	cp "$TMP/sched.err" "$TMP/killed.err" # the guard's words
-	info "closed kill: [$(cut -d' ' -f1 /proc/uptime)] SMT $smt_after_kill, restart"
+	stamp "SMT $smt_after_kill, restart"
 	start_sched --fail-mode closed
-	info "closed kill: [$(cut -d' ' -f1 /proc/uptime)] enabled"
+	stamp "enabled"
 	poll 20 smt_is on
 	sysread smt_after_restart $SMT
-	info "closed kill: [$(cut -d' ' -f1 /proc/uptime)] SMT $smt_after_restart"
+	stamp "SMT $smt_after_restart"
 	sleep 3
 	end_observer "$TMP/k.obs"
 	ov=$OBS_OV

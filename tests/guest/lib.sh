@@ -86,16 +86,12 @@ start_sched() {
 
 # stop_sched [SIGNAL]: stop it; true if sched_ext is disabled afterwards.
 stop_sched() {
-	local sig=${1:-INT} i
+	local sig=${1:-INT}
 	[ -n "$SCHED_PID" ] || return 0
 	kill -"$sig" $SCHED_PID 2>/dev/null
 	wait $SCHED_PID 2>/dev/null
 	SCHED_PID=
-	for ((i = 0; i < 80; i++)); do
-		sched_is disabled && return 0
-		nap 0.25
-	done
-	return 1
+	poll 20 sched_is disabled
 }
 
 # run CMD...: $out, $err (whole stderr), $rc.
@@ -165,14 +161,7 @@ tag_of_id() {
 cgroup_tag() { tag_of_id "$(stat -c %i "$1")"; }
 
 # Wait (up to 30 s) until the scheduler runs again after a fault.
-wait_enabled() {
-	local i
-	for ((i = 0; i < 120; i++)); do
-		sched_is enabled coresched && return 0
-		nap 0.25
-	done
-	return 1
-}
+wait_enabled() { poll 30 sched_is enabled coresched; }
 
 spin_tenants() {
 	local a b
