@@ -100,6 +100,7 @@ $(O)/cs_audit_bpf.o: $(O)/audit.skel.h
 
 $(O)/scx_coresched: $(O)/scx_coresched.o $(O)/cs_topo.o $(O)/cs_report.o \
 		$(O)/cs_tagging.o $(O)/cs_features.o $(O)/cs_guard.o $(COMMON) \
+		$(O)/cs_btf.o \
 		$(O)/cs_policy_apply.o $(O)/cs_policy_file.o # policy
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -146,7 +147,7 @@ $(O)/test_ctl_lib: tests/test_ctl_lib.c tests/harness.h include/libcoresched.h $
 	$(CC) $(CFLAGS) -o $@ $< -L$(O) -lcoresched -Wl,-rpath,'$$ORIGIN'
 
 # audit: the outside isolation auditor, and its old name.
-AUDIT_OBJS := $(O)/coresched-audit.o $(O)/cs_audit_bpf.o \
+AUDIT_OBJS := $(O)/coresched-audit.o $(O)/cs_audit_bpf.o $(O)/cs_btf.o \
 	$(O)/cs_audit_report.o $(O)/cs_sweep.o $(O)/cs_trace.o \
 	$(O)/cs_trace_read.o $(O)/cs_svg.o \
 	$(O)/cs_topo.o $(O)/cs_report.o $(O)/coreschedctl_args.o $(COMMON)

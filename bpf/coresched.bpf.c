@@ -544,6 +544,14 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	}
 }
 
+/* Does sched_ext see @cpu's runqueue online (does it call dispatch there)? */
+static bool rq_online(s32 cpu)
+{
+	struct rq *rq = scx_bpf_cpu_rq(cpu);
+
+	return rq && (BPF_CORE_READ(rq, scx.flags) & SCX_RQ_ONLINE);
+}
+
 /*
  * May work be sent to @cpu? Not if sched_ext does not treat it as online:
  * a CPU coming up is active, so the kernel lets tasks wake on it, before
@@ -553,10 +561,7 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
  */
 static bool scx_online(s32 cpu)
 {
-	struct rq *rq = scx_bpf_cpu_rq(cpu);
-
-	return rq && (BPF_CORE_READ(rq, scx.flags) & SCX_RQ_ONLINE) &&
-	       !draining(cpu);
+	return rq_online(cpu) && !draining(cpu);
 }
 
 /* Score an idle CPU for a task of @slot: 0 means unusable. */
@@ -972,9 +977,10 @@ void BPF_STRUCT_OPS(cs_cgroup_move, struct task_struct *p,
 
 /*
  * Hotplug. A CPU going down may still run tasks for a while: keep its cur
- * (the commit hook sees it switch to idle) and only drop its claim, so
- * siblings wait for the real switch. Without these two callbacks sched_ext
- * would restart the scheduler on every hotplug event.
+ * and only drop its claim, so siblings wait for the real switch; commit()
+ * releases claims that runs there make meanwhile, and cs_cpu_dead clears
+ * its state once it is dead. Without these two callbacks sched_ext would
+ * restart the scheduler on every hotplug event.
  */
 void BPF_STRUCT_OPS(cs_cpu_offline, s32 cpu)
 {
@@ -1025,12 +1031,19 @@ static void commit(struct task_struct *p)
 		drained[cpu & (CS_MAX_CPUS - 1)] =
 			(p->flags & PF_IDLE) || bound_kthread(p, cpu);
 	if (p->flags & PF_IDLE) {
-		slot = CS_SLOT_NONE;
-	} else if ((const void *)p->sched_class == &ext_sched_class) {
-		tctx = task_ctx(p);
-		slot = tctx && tctx->slot != CS_SLOT_NONE ? tctx->slot :
-							    CS_SLOT_EXCL;
-	} else {
+		core_set_cur(cpu, CS_SLOT_NONE);
+		/*
+		 * A CPU whose runqueue sched_ext does not see online (hotplug)
+		 * runs what the kernel queues there without dispatch, and
+		 * ops.running claims it (impose). No dispatch will release that
+		 * claim: release it here, or its siblings stay blocked (or
+		 * retry in transit) until the CPU is back.
+		 */
+		if (!rq_online(cpu))
+			set_claim(cpu, CS_SLOT_NONE);
+		return;
+	}
+	if ((const void *)p->sched_class != &ext_sched_class) {
 		/*
 		 * Another class's task (RT, DL, stop) starts here, whatever ran
 		 * before: claim its cookie and preempt the siblings that run a
@@ -1041,6 +1054,8 @@ static void commit(struct task_struct *p)
 		impose(cpu, slot);
 		return;
 	}
+	tctx = task_ctx(p);
+	slot = tctx && tctx->slot != CS_SLOT_NONE ? tctx->slot : CS_SLOT_EXCL;
 	core_set_cur(cpu, slot);
 }
 
@@ -1055,6 +1070,25 @@ int BPF_PROG(cs_commit, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
 	commit(next);
+	return 0;
+}
+
+/*
+ * A CPU going down switches to idle after it is marked offline, where
+ * tracepoints (the commit hook) no longer fire: its state would keep the
+ * stopper it ran last (migration/N, cookie 0) and block its siblings from
+ * every other cookie for as long as it stays offline. takedown_cpu()
+ * returns on the CPU that took it down, once it is dead: then nothing runs
+ * there any more. Loaded only if the kernel's BTF has takedown_cpu().
+ */
+SEC("fexit/takedown_cpu")
+int BPF_PROG(cs_cpu_dead, unsigned int cpu, int ret)
+{
+	if (ret)
+		return 0;
+	set_claim(cpu, CS_SLOT_NONE);
+	core_set_cur(cpu, CS_SLOT_NONE);
+	kick_forced_siblings(cpu);
 	return 0;
 }
 

@@ -13,53 +13,17 @@
 #include <bpf/libbpf.h>
 
 #include "cs_audit.h"
+#include "cs_btf.h"
 #include "cs_common.h"
 
 #include "audit.skel.h"
 
 #define PROG CS_AUDIT_PROG
 
-/* Has struct/union @id a member @name, also inside anonymous members? */
-static bool has_member(const struct btf *btf, __u32 id, const char *name)
-{
-	const struct btf_type *t = btf__type_by_id(btf, id);
-	const struct btf_member *m;
-	int i;
-
-	if (!t || !btf_is_composite(t))
-		return false;
-	for (i = 0, m = btf_members(t); i < btf_vlen(t); i++, m++) {
-		const char *n = btf__name_by_offset(btf, m->name_off);
-		__u32 type = btf__resolve_type(btf, m->type);
-
-		if (n && *n ? !strcmp(n, name) : has_member(btf, type, name))
-			return true;
-	}
-	return false;
-}
-
-/*
- * Does the kernel's BTF have @kind @name (with member @member, if given)?
- * Without BTF: true, loading will report the missing BTF.
- */
-static bool kernel_has(const char *name, __u32 kind, const char *member)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	bool found;
-	int id;
-
-	if (!btf)
-		return true;
-	id = btf__find_by_name_kind(btf, name, kind);
-	found = id > 0 && (!member || has_member(btf, id, member));
-	btf__free(btf);
-	return found;
-}
-
 /* Core scheduling cookies exist (CONFIG_SCHED_CORE)? */
 static bool kernel_has_core_cookie(void)
 {
-	return kernel_has("task_struct", BTF_KIND_STRUCT, "core_cookie");
+	return cs_kernel_has("task_struct", BTF_KIND_STRUCT, "core_cookie");
 }
 
 static int reuse_tag_map(struct bpf_map *map, const char *name,
@@ -213,7 +177,7 @@ static struct audit *try_open(const struct cs_audit_opts *o, bool forced,
 	bpf_program__set_autoload(skel->progs.obs_switch, forced);
 	bpf_program__set_autoload(skel->progs.obs_switch_no_forced, !forced);
 	bpf_program__set_autoload(skel->progs.obs_cpu_dead,
-				  kernel_has("cpuhp_report_idle_dead",
+				  cs_kernel_has("cpuhp_report_idle_dead",
 					     BTF_KIND_FUNC, NULL));
 	if (set_source(skel, o))
 		goto fail;

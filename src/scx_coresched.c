@@ -17,8 +17,10 @@
 #include <unistd.h>
 #include <linux/magic.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "cs_btf.h"
 #include "cs_common.h"
 #include "cs_ctlsock.h"
 #include "cs_guard.h"
@@ -293,7 +295,7 @@ static const char *mode_name(int mode)
 /* One attached instance of the scheduler. */
 struct sched {
 	struct coresched *skel;
-	struct bpf_link *ops_link, *commit_link;
+	struct bpf_link *ops_link, *commit_link, *dead_link;
 	struct ring_buffer *exit_rb;
 	bool ended; /* the kernel disabled it (exit_rb) */
 };
@@ -313,6 +315,7 @@ static void sched_destroy(struct sched *s)
 	ring_buffer__free(s->exit_rb);
 	bpf_link__destroy(s->ops_link);
 	bpf_link__destroy(s->commit_link);
+	bpf_link__destroy(s->dead_link);
 	coresched__destroy(s->skel);
 	memset(s, 0, sizeof(*s));
 }
@@ -416,6 +419,10 @@ static int sched_start(struct sched *s, const struct opts *o,
 	s->skel->rodata->trust_kthreads = o->trust_kthreads;
 	s->skel->rodata->slice_ns = o->slice_ns;
 	s->skel->rodata->grace_ns = o->slice_ns;
+	/* Without it (no CPU hotplug in the kernel) no CPU dies under us. */
+	bpf_program__set_autoload(s->skel->progs.cs_cpu_dead,
+				  cs_kernel_has("takedown_cpu", BTF_KIND_FUNC,
+						NULL));
 
 	ret = coresched__load(s->skel);
 	if (ret) {
@@ -437,6 +444,15 @@ static int sched_start(struct sched *s, const struct opts *o,
 			 "cannot attach the context-switch commit hook (sched_switch): %s",
 			 strerror(errno));
 		goto fail;
+	}
+	if (bpf_program__autoload(s->skel->progs.cs_cpu_dead)) {
+		s->dead_link = bpf_program__attach(s->skel->progs.cs_cpu_dead);
+		if (!s->dead_link) {
+			snprintf(err, len,
+				 "cannot attach the CPU-death hook (fexit on takedown_cpu): %s",
+				 strerror(errno));
+			goto fail;
+		}
 	}
 	s->ops_link = bpf_map__attach_struct_ops(s->skel->maps.coresched_ops);
 	if (!s->ops_link) {

@@ -182,12 +182,39 @@ tenant() {
 	echo "$CG/$1"
 }
 
-# run_in CGROUP CMD...: run CMD in the background inside CGROUP.
-run_in() {
+# stopped PID: the task is stopped (SIGSTOP); read without a fork.
+stopped() {
+	local s
+	sysread s "/proc/$1/stat"
+	s=${s##*) }
+	[ "${s%% *}" = T ]
+}
+
+# start_in CGROUP CMD...: start CMD in the background inside CGROUP, its pid
+# in LAST and bg_pids. The shell that execs CMD stops itself and is moved
+# while stopped, so it never runs with its old cookie after the move: the
+# observer reads a task's cookie when it is switched in (README,
+# coresched-audit), and would see a shell that moved itself while running
+# with its old cookie until its next switch.
+start_in() {
 	local cg=$1
 	shift
-	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$cg" "$@" &
-	bg_pids+=($!)
+	# shellcheck disable=SC2016 # expanded by that sh
+	sh -c 'kill -STOP $$ && exec "$@"' sh "$@" &
+	LAST=$!
+	bg_pids+=("$LAST")
+	poll 30 stopped "$LAST" && echo "$LAST" >"$cg/cgroup.procs" ||
+		echo "start_in: could not move $LAST ($*) into $cg" >&2
+	kill -CONT "$LAST"
+}
+
+# run_in CGROUP CMD...: run CMD in the background inside CGROUP.
+run_in() { start_in "$@"; }
+
+# cpu_ticks PID: utime + stime of the thread group, or "dead".
+cpu_ticks() {
+	awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null ||
+		echo dead
 }
 
 # spawn CMD...: run CMD in the background (untagged unless CMD tags).

@@ -158,6 +158,43 @@ test_hotplug() {
 	fi
 }
 
+# A CPU going offline beside a tagged task pinned to its sibling. The dying
+# CPU switches to idle after it is marked offline, where the commit hook no
+# longer fires, and while it goes down the kernel runs kthreads there
+# unclaimed, whose claims no dispatch releases. Either left its state
+# blocking every cookie but 0 on the sibling: the offline write took about
+# 27 s (its last step runs in a kworker bound to CPU 0, behind the pinned
+# task) and the watchdog ejected the scheduler; once offline, the pinned
+# task never ran again. Asserted: no ejection, and the pinned task runs
+# while its sibling is offline.
+test_hotplug_pinned() {
+	local a pa ej t1 t2 why=
+	a=$(tenant t_pin)
+	"$CTL" cgroup tag "$a" >/dev/null
+	run_in "$a" taskset -c 0 "$PROGRESS" cpu 120
+	pa=${bg_pids[-1]}
+	sleep 2
+	ej=$(grep -c ejected "$TMP/sched.err")
+	echo 0 >/sys/devices/system/cpu/cpu1/online || why+="cpu1 did not go offline; "
+	t1=$(cpu_ticks "$pa")
+	sleep 3
+	t2=$(cpu_ticks "$pa")
+	echo 1 >/sys/devices/system/cpu/cpu1/online || why+="cpu1 did not come back; "
+	sleep 1
+	[ "$(grep -c ejected "$TMP/sched.err")" = "$ej" ] ||
+		why+="ejected: $(grep ejected "$TMP/sched.err" | tail -n 1); "
+	sched_is enabled coresched || why+="state $(scx_state); "
+	[ "$t2" -gt "$t1" ] 2>/dev/null ||
+		why+="the task pinned to cpu0 did not run while cpu1 was offline (CPU ticks $t1 -> $t2); "
+	stop_bg
+	info "hotplug pinned: cpu1 offline 3 s beside a tagged task pinned to cpu0: its CPU ticks $t1 -> $t2"
+	if [ -z "$why" ]; then
+		pass hotplug_pinned_sibling
+	else
+		fail hotplug_pinned_sibling "$why"
+	fi
+}
+
 test_lifecycle() {
 	local a i w ok=1 pids=()
 	stop_sched
@@ -196,7 +233,7 @@ if ! start_sched --stats 2 --json; then
 	fail scheduler_start "$(tail -n 2 "$TMP/sched.err")"
 	finish
 fi
-for t in ${SCX_TESTS:-fairness bounded_wait hotplug starvation lifecycle}; do
+for t in ${SCX_TESTS:-fairness bounded_wait hotplug hotplug_pinned starvation lifecycle}; do
 	"test_$t"
 done
 finish
