@@ -18,9 +18,11 @@
 #   soak_stress_TOPO    stress-ng as the sched_ext CI runs it (-c N -f N
 #                       --aggressive --affinity 1 --affinity-delay 1
 #                       --affinity-pin -M) inside every cookie
-#   soak_churn_TOPO     1,000 (long: 3,000) per-task cookies created and
-#                       destroyed, tasks moved between tagged and untagged
-#                       cgroups while they run, tagged and untagged cgroups
+#   soak_churn_TOPO     300 (long: 3,000) per-task cookies created and
+#                       destroyed, a task moved between tagged and untagged
+#                       cgroups while it runs (its windows are printed, not
+#                       asserted: the observer reads a cookie at switch-in,
+#                       a move changes it in between), tagged and untagged cgroups
 #                       (nested too) created and removed, renice and
 #                       taskset on running tenants, exec storms; afterwards
 #                       cs_cgrp_tag holds only tags of live cgroups and no
@@ -33,14 +35,15 @@
 #                       an IPI: README "Semantics", Hotplug), by an
 #                       observer that trusts kernel threads and a strict
 #                       one
-#   soak_kill_TOPO      SIGKILL of the loader 5 (long: 20) times at random
+#   soak_kill_TOPO      SIGKILL of the loader 3 (long: 20) times at random
 #                       moments: while it starts, while it prints --stats
 #                       0.2, while 'coreschedctl cgroup tag' runs; each is
 #                       restarted, the gap (kill until enabled again) is
 #                       printed; tags are intact afterwards. Open mode
 #                       leaves the gaps unprotected: overlap is printed.
 #                       Then one kill cycle in --fail-mode closed, which
-#                       must show 0 ns
+#                       must show 0 ns to an observer that trusts kernel
+#                       threads (as closed.sh's)
 #   soak_rtdl_TOPO      SCHED_FIFO and SCHED_DEADLINE periodic tasks (10 ms
 #                       period, 1 ms run) in tagged cgroup t_a and an
 #                       untagged FIFO one beside it, while t_b spins on all
@@ -78,23 +81,35 @@ if [ $form = long ]; then
 	STRESS_T=${SCX_SECS:-60}
 	CHURN_SECS=${SCX_SECS:-60}
 	COOKIES=3000
+	CHURN_MIN=30 # moves, renices, 'coresched new' runs; cgroups: a quarter
 	HP_SECS=${SCX_SECS:-60}
+	HP_OPS=4 # at least, alternating a sibling and a whole core
 	KILLS=20
 	RT_SECS=${SCX_SECS:-60}
 else
-	STRESS_T=${SCX_SECS:-15}
-	CHURN_SECS=${SCX_SECS:-20}
-	COOKIES=1000
-	HP_SECS=${SCX_SECS:-15}
-	KILLS=5
-	RT_SECS=${SCX_SECS:-12}
+	STRESS_T=${SCX_SECS:-8}
+	CHURN_SECS=${SCX_SECS:-6}
+	COOKIES=300
+	CHURN_MIN=9
+	HP_SECS=${SCX_SECS:-4}
+	HP_OPS=2
+	KILLS=3
+	RT_SECS=${SCX_SECS:-6}
 fi
 CHECK_EVERY=5 # seconds between progress checkpoints
 
 rows=()
+# uptime_in VAR: VAR = the guest's uptime in seconds, without a fork.
+uptime_in() {
+	sysread "$1" /proc/uptime
+	printf -v "$1" '%s' "${!1%% *}"
+}
 # dbg MSG: an info line with the guest's uptime, only with V=1.
-dbg() { [ -z "${V:-}" ] || info "[$(cut -d' ' -f1 /proc/uptime)] $*"; }
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
+dbg() {
+	local t
+	[ -z "${V:-}" ] || { uptime_in t && info "[$t] $*"; }
+}
+now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
 
 # ms FILE KEY: an observer figure in ns, printed in ms.
 ms() {
@@ -104,12 +119,6 @@ ms() {
 }
 
 # --- checks common to every case -------------------------------------------
-
-# cpu_ticks PID: utime + stime of the thread group, or "dead".
-cpu_ticks() {
-	awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null ||
-		echo dead
-}
 
 # Tracked tasks: name -> pid, and their CPU time at the last checkpoint.
 declare -A trk_pid trk_last
@@ -150,12 +159,12 @@ bgrun() {
 	local out=$1 cg=$2
 	shift 2
 	if [ -n "$cg" ]; then
-		sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$cg" "$@" >"$out" 2>&1 &
+		start_in "$cg" "$@" >"$out" 2>&1
 	else
 		"$@" >"$out" 2>&1 &
+		LAST=$!
+		bg_pids+=("$LAST")
 	fi
-	LAST=$!
-	bg_pids+=("$LAST")
 }
 
 # sched_errors: sched_ext error exits in the kernel log so far (a SIGKILL or
@@ -183,20 +192,21 @@ case_begin() {
 		observe_bg "$STRICT_OUT" --duration 3600 || return 1
 		STRICT_PID=$OBS_PID
 	fi
-	observe_bg "$OBS_OUT" --duration 3600 "$@" || return 1
-	OBS_T0=$(cut -d' ' -f1 /proc/uptime) # its start, within 0.25 s
+	observe_bg "$OBS_OUT" --duration 3600 ${OBS_TRACE:+--trace "$OBS_TRACE"} "$@" || return 1
+	uptime_in OBS_T0 # its start, within 0.25 s
 	start_sched "${SCHED_ARGS[@]}"
 }
 
 # end_observers: stop the asserted observer (its status in OBS_RC) and the
-# strict one.
+# strict one, then the load: the checks and the report that follow start
+# many programs, each of which took seconds to start beside it.
 end_observers() {
 	stop_observer
 	OBS_RC=$?
 	[ -z "$STRICT_PID" ] || stop_observer "$STRICT_PID"
 	STRICT_PID=
+	stop_bg
 }
-
 
 # ejections ERRFILE: "ejected" lines of the loader plus kernel error exits
 # since case_begin.
@@ -368,6 +378,22 @@ dead = [k for k in keys if k not in live]
 print(len(keys), len(dead), ",".join(names.get(k, str(k)) for k in dead[:6]) or "-")' "$TMP/cgroups.ids"
 }
 
+# windows_of TRACE TID: the overlap windows in coresched-audit trace TRACE
+# split by whether thread TID is one side: "NS N NS_TID N_TID".
+windows_of() {
+	python3 -c '
+import json, sys
+tid, other, mine = int(sys.argv[2]), [0, 0], [0, 0]
+for line in open(sys.argv[1]):
+    if "\"len_ns\"" not in line:
+        continue
+    a = json.loads(line.strip().strip(","))["args"]
+    t = mine if tid in (a["a"]["tid"], a["b"]["tid"]) else other
+    t[0] += a["len_ns"]
+    t[1] += 1
+print(*other, *mine)' "$1" "$2" 2>/dev/null || echo "? ? ? ?"
+}
+
 # slots_held: cookie slots the scheduler holds for tagged (non-zero)
 # cookies, "HELD FREE COOKIES".
 slots_held() {
@@ -380,8 +406,10 @@ print(len(held), v["nr_free"], ",".join(held[:6]) or "-")' 2>/dev/null || echo "
 
 case_churn() {
 	local name=soak_churn_$topo rc ej why="" end i cg cgu pid_m n_mv=0 n_cg=0 n_tag=0 \
-		n_nice=0 n_aff=0 n_cli=0 n_clifail=0 hard loops=() tags leaked lpaths held free hcookies live
+		n_nice=0 n_aff=0 n_cli=0 n_clifail=0 hard loops=() tags leaked lpaths held free hcookies live \
+		ov_ns ov_n m_ns m_n
 	SCHED_ARGS=()
+	OBS_TRACE=$TMP/churn.trace # for windows_of
 	case_begin churn || { fail $name "observer or scheduler did not start: $(tail -n 2 "$TMP/sched.err")"; case_end; return; }
 	dbg "churn: scheduler up"
 	tenants || why+="could not tag the tenants; "
@@ -398,7 +426,7 @@ case_churn() {
 	(
 		"$CHURN" "$COOKIES" 4
 		ok=0 bad=0
-		for i in $(seq 1 50); do
+		for i in $(seq 1 "$CHURN_MIN"); do
 			if "$CORESCHED" new -- true; then ok=$((ok + 1)); else bad=$((bad + 1)); fi
 		done
 		echo "cli $ok $bad"
@@ -407,7 +435,7 @@ case_churn() {
 	# Moves of a running task between tagged and untagged cgroups.
 	(
 		n=0
-		while [ "$(date +%s)" -lt $end ] || { [ $n -lt 30 ] && [ "$(date +%s)" -lt $hard ]; }; do
+		while [ "$(date +%s)" -lt $end ] || { [ $n -lt "$CHURN_MIN" ] && [ "$(date +%s)" -lt $hard ]; }; do
 			for cg in "$CG_A" "$CG_B" "$cgu"; do
 				echo "$pid_m" >"$cg/cgroup.procs" && n=$((n + 1))
 				sleep 0.1
@@ -420,7 +448,7 @@ case_churn() {
 	: >"$TMP/cgroups.ids"
 	(
 		n=0 t=0
-		while [ "$(date +%s)" -lt $end ] || { [ $n -lt 8 ] && [ "$(date +%s)" -lt $hard ]; }; do
+		while [ "$(date +%s)" -lt $end ] || { [ $n -lt $((CHURN_MIN / 4 + 1)) ] && [ "$(date +%s)" -lt $hard ]; }; do
 			n=$((n + 1))
 			cg=$CG/t_c$n
 			mkdir -p "$cg/sub"
@@ -430,7 +458,8 @@ case_churn() {
 				"$CTL" cgroup tag "$cg" >/dev/null && t=$((t + 1))
 			fi
 			[ $((n % 4)) = 1 ] && "$CTL" cgroup tag "$cg/sub" >/dev/null && t=$((t + 1))
-			sh -c 'echo $$ > "$0/cgroup.procs" && exec "$1" cpu 0.3' "$cg/sub" "$PROGRESS" >/dev/null
+			start_in "$cg/sub" "$PROGRESS" cpu 0.3 >/dev/null
+			wait "$LAST"
 			rmdir "$cg/sub" "$cg"
 		done
 		echo "$n $t"
@@ -439,7 +468,7 @@ case_churn() {
 	# nice and affinity changes on running tenant tasks.
 	(
 		a=0 f=0
-		while [ "$(date +%s)" -lt $end ] || { [ $a -lt 20 ] && [ "$(date +%s)" -lt $hard ]; }; do
+		while [ "$(date +%s)" -lt $end ] || { [ $a -lt "$CHURN_MIN" ] && [ "$(date +%s)" -lt $hard ]; }; do
 			for p in "${trk_pid[@]}"; do
 				renice -n $((RANDOM % 20 - 5)) -p "$p" >/dev/null 2>&1 && a=$((a + 1))
 				c1=$((RANDOM % NCPU))
@@ -465,6 +494,7 @@ case_churn() {
 	checkpoint
 	end_observers
 	rc=$OBS_RC
+	OBS_TRACE=
 	read -r n_mv <"$TMP/moves.out"
 	read -r n_cg n_tag <"$TMP/cgroups.out"
 	read -r n_nice n_aff <"$TMP/nice.out"
@@ -472,13 +502,25 @@ case_churn() {
 	local created failed
 	read -r _ created _ failed _ < <(grep '^created' "$TMP/churn.out")
 	ej=$(ejections "$TMP/sched.err")
-	why+=$(common_why $rc "$ej")
+	why+=$(common_why $rc "$ej" 0)
+	# The task moved while it runs (M) is audited at its switches only (a
+	# move changes its cookie between two; README, coresched-audit): its
+	# windows are printed, all others asserted.
+	read -r ov_ns ov_n m_ns m_n < <(windows_of "$TMP/churn.trace" "$pid_m")
+	if [ "$ov_ns" = "?" ]; then
+		why+="the observer's trace is unreadable; "
+	elif [ "$ov_ns" != 0 ]; then
+		why+="overlap_ns=$ov_ns in $ov_n windows not involving the moved task; "
+	elif [ "$m_ns" = 0 ] && [ "$(field "$OBS_OUT" overlap_ns)" != 0 ]; then
+		why+="the observer says overlap_ns=$(field "$OBS_OUT" overlap_ns), its trace has no window; "
+	fi
 	[ "${created:-0}" = "$COOKIES" ] && [ "${failed:-1}" = 0 ] ||
 		why+="cookie_churn: $(head -n 1 "$TMP/churn.out"); "
-	[ "${n_clifail:-1}" = 0 ] || why+="'coresched new -- true' failed $n_clifail of 50; "
-	# Leaks, while running, with t_a and t_b still tagged. A removed
-	# cgroup's tag goes when its css goes offline (a kworker): wait for
-	# that, up to 30 s.
+	[ "${n_clifail:-1}" = 0 ] || why+="'coresched new -- true' failed $n_clifail of $CHURN_MIN; "
+	# Leaks, with t_a and t_b still tagged, their tenants stopped (what
+	# checks starts runs faster then). A removed cgroup's tag goes when its
+	# css goes offline (a kworker): wait for that, up to 20 s.
+	stop_bg
 	for i in $(seq 1 20); do
 		[ "$(bpftool -j map dump pinned "$PIN/cs_cgrp_tag" | grep -o '"key"' | wc -l)" -le 2 ] && break
 		sleep 1
@@ -487,15 +529,20 @@ case_churn() {
 	[ "$leaked" = 0 ] || why+="cs_cgrp_tag holds $leaked tags of removed cgroups ($lpaths) ${i}s after the last rmdir; "
 	[ "$tags" = 2 ] || why+="cs_cgrp_tag holds $tags tags, want 2 (t_a, t_b); "
 	dbg "churn: leak check done"
-	# Cookie slots: with every tagged task gone, none may stay held.
-	stop_bg
-	sleep 2
-	read -r held free hcookies < <(slots_held)
+	# Cookie slots: with every tagged task gone (reaped; a task's slot is
+	# released when it is freed, after an RCU grace period), none may stay
+	# held.
+	for i in $(seq 1 10); do
+		read -r held free hcookies < <(slots_held)
+		[ "$held" != 0 ] || break
+		nap 0.5
+	done
 	live=$("$CTL" list 2>/dev/null | grep -c '^0x')
 	[ "$held" = 0 ] || why+="$held cookie slots still held with no tagged task left ($hcookies; nr_free $free; coreschedctl list shows $live cookies); "
 	info "churn $topo: $created per-task cookies ($failed failed) + $n_cli 'coresched new -- true' ($n_clifail failed), $n_mv cgroup moves, $n_cg cgroups created and removed ($n_tag tags, nested ones too), $n_nice renices, $n_aff affinity changes, exec storms in t_b and a prctl tenant"
 	info "churn $topo: cs_cgrp_tag after: $tags tags, $leaked of removed cgroups ($lpaths); cookie slots held with no tenant left: $held (nr_free $free)"
 	info "churn $topo: $(obs_summary "$OBS_OUT")"
+	info "churn $topo: windows not involving the moved task (asserted): $ov_ns ns in $ov_n; involving it (measured): $m_ns ns in $m_n"
 	row churn "$COOKIES cookies,$n_cg cgroups,$n_mv moves" "renice $n_nice,taskset $n_aff,exec" \
 		"$(field "$OBS_OUT" overlap_ns)" "$(ms "$OBS_OUT" max_wait_ns) ms" "$ej" \
 		"leaks: tags $leaked slots $held"
@@ -511,10 +558,11 @@ core_cpus() { seq $(($1 * THREADS)) $(($1 * THREADS + THREADS - 1)); }
 # set_online CPU 0|1: count failures in hp_fail; log it with the uptime
 # before and after in hp.log.
 set_online() {
-	local t
-	t=$(cut -d' ' -f1 /proc/uptime)
+	local t u
+	uptime_in t
 	echo "$2" >"$SYSCPU/cpu$1/online" 2>>"$TMP/hp.err" || hp_fail=$((hp_fail + 1))
-	echo "$t $(cut -d' ' -f1 /proc/uptime) cpu$1 $([ "$2" = 1 ] && echo online || echo offline)" >>"$TMP/hp.log"
+	uptime_in u
+	echo "$t $u cpu$1 $([ "$2" = 1 ] && echo online || echo offline)" >>"$TMP/hp.log"
 }
 
 # hp_near OBS: for each overlap example of observer output OBS, the hotplug
@@ -540,7 +588,7 @@ case_hotplug() {
 	sleep 2
 	checkpoint
 	end=$(($(date +%s) + HP_SECS))
-	while [ "$(date +%s)" -lt $end ] || [ $ops -lt 4 ]; do
+	while [ "$(date +%s)" -lt $end ] || [ $ops -lt $HP_OPS ]; do
 		if [ $((ops % 2)) = 0 ] || [ "$CORES" = 1 ]; then
 			cpu=$((1 + RANDOM % (NCPU - 1)))
 			set_online $cpu 0
@@ -585,43 +633,33 @@ case_hotplug() {
 
 # --- 4. kill loop ------------------------------------------------------------------
 
-# launch ARGS...: start the loader (stderr appended to kill.err); pid in SCHED_PID.
+# launch ARGS...: start the loader (stderr appended to kill.err); pid in
+# SCHED_PID. At the priority start_sched (lib.sh) gives it: the verifier
+# runs in the loader, and beside busy tenants a load took several times its
+# idle 5 s.
 launch() {
-	"$SCHED" "$@" >>"$TMP/kill.out" 2>>"$TMP/kill.err" &
+	nice -n -15 "$SCHED" "$@" >>"$TMP/kill.out" 2>>"$TMP/kill.err" &
 	SCHED_PID=$!
 }
 
-# state_is STATE [OPS]: sched_ext's state (and ops), read without a fork
-# so that polling stays fine-grained in a loaded guest.
-state_is() {
-	local st op=
-	read -r st </sys/kernel/sched_ext/state
-	[ $# -lt 2 ] || { read -r op </sys/kernel/sched_ext/root/ops; } 2>/dev/null
-	[ "$st" = "$1" ] && [ "$op" = "${2:-}" ]
+# up_or_gone: the scheduler is enabled, or its loader SCHED_PID has exited.
+up_or_gone() {
+	sched_is enabled coresched || ! kill -0 "$SCHED_PID" 2>/dev/null
 }
 
-# wait_state SECS STATE [OPS]: poll every 0.02 s for up to SECS seconds
-# (for enabled: only while the loader SCHED_PID lives).
-wait_state() {
-	local end=$((SECONDS + $1))
-	shift
-	while [ $SECONDS -lt $end ]; do
-		state_is "$@" && return 0
-		[ "$1" != enabled ] || kill -0 "$SCHED_PID" 2>/dev/null || return 1
-		sleep 0.02
-	done
-	return 1
-}
-wait_enabled() { wait_state "${1:-120}" enabled coresched; }
+# wait_enabled [SECS]: poll (every 0.05 s, up to SECS, 120 by default) until
+# the scheduler is enabled; false if its loader exits first.
+wait_enabled() { poll "${1:-120}" up_or_gone && sched_is enabled coresched; }
 
 # relaunch ARGS...: once sched_ext is disabled, start the loader again
 # (up to 3 tries); true once it is enabled.
 # Failed tries are counted in retries, their last words kept in retry_why.
 relaunch() {
 	for _ in 1 2 3 4 5; do
-		wait_state 60 disabled
+		poll 60 sched_is disabled
+		dbg "relaunch: sched_ext is $(scx_state)"
 		launch "$@"
-		wait_enabled 120 && return 0
+		wait_enabled 120 && { dbg "relaunch: enabled"; return 0; }
 		kill -KILL $SCHED_PID 2>/dev/null
 		wait $SCHED_PID 2>/dev/null
 		retries=$((retries + 1))
@@ -670,7 +708,7 @@ case_kill() {
 		0) # mid-load: a fresh loader, killed while it is still starting
 			kill -INT $SCHED_PID
 			wait $SCHED_PID 2>/dev/null
-			wait_state 60 disabled
+			poll 60 sched_is disabled
 			launch --stats 0.2
 			d=$((RANDOM % start_ms))
 			sleep "$((d / 1000)).$(printf %03d $((d % 1000)))"
@@ -741,7 +779,8 @@ case_kill() {
 	info "kill $topo: gap min/median/max ${gmin}/${gmed}/${gmax} ms; mid-tag commands that succeeded kept their tag: $tagok; tags before '$ta $tb $tp' after '$ta2 $tb2 $tp2'"
 	info "kill $topo (fail-mode open, gaps unprotected, measured): $(obs_summary "$OBS_OUT")"
 	dbg "kill: loop done"
-	# One more cycle in --fail-mode closed: must show 0 ns. Between the
+	# One more cycle in --fail-mode closed: must show 0 ns (kernel threads
+	# trusted: cpuhp/N and migration/N run as SMT goes off). Between the
 	# open-mode scheduler and the closed one nothing isolates, so the
 	# tenants are stopped (SIGSTOP) until the closed one runs.
 	frozen=$(pgrep -f "^(stress-ng|$PROGRESS)" | tr '\n' ' ')
@@ -752,14 +791,15 @@ case_kill() {
 	OBS_OUT=$TMP/kill_closed.obs
 	if [ "$(cat $SMT 2>/dev/null)" != on ]; then
 		why+="SMT control is '$(cat $SMT 2>/dev/null)', cannot run the closed cycle; "
-	elif observe_bg "$OBS_OUT" --duration 3600 && relaunch --fail-mode closed --stats 0.2; then
+	elif observe_bg "$OBS_OUT" --duration 3600 --trust-kthreads &&
+		relaunch --fail-mode closed --stats 0.2; then
 		# shellcheck disable=SC2086 # a list of pids
 		kill -CONT $frozen 2>/dev/null
 		sleep 2
 		t0=$(now_ms)
 		kill -KILL $SCHED_PID
 		wait $SCHED_PID 2>/dev/null
-		wait_state 60 disabled
+		poll 60 sched_is disabled
 		for i in $(seq 1 200); do
 			[ "$(cat $SMT)" = off ] && break
 			sleep 0.05
@@ -779,7 +819,7 @@ case_kill() {
 		[ "$smt_kill" = off ] && [ "$smt_on" = on ] ||
 			why+="closed: SMT after kill '$smt_kill', after restart '$smt_on'; "
 		[ "$closed_ov" = 0 ] || why+="closed: overlap_ns=$closed_ov over the kill cycle; "
-		info "kill $topo (fail-mode closed, asserted): gap $((t1 - t0)) ms, SMT after kill '$smt_kill', after restart '$smt_on'; $(obs_summary "$OBS_OUT")"
+		info "kill $topo (fail-mode closed, kernel threads trusted as in closed.sh, asserted): gap $((t1 - t0)) ms, SMT after kill '$smt_kill', after restart '$smt_on'; $(obs_summary "$OBS_OUT")"
 		gapl+="closed:$((t1 - t0))ms"
 		info "kill $topo (closed): the loader said: $(grep -E 'SMT|ejected|isolating' "$TMP/kill.err" | tail -n 4 | tr '\n' ';')"
 		info "kill $topo (closed): sched_ext error exits: $(dmesg | grep 'sched_ext: BPF scheduler ".*" disabled' | grep -v 'unregistered from user space' | tail -n 2 | tr '\n' ';')"
@@ -854,7 +894,9 @@ done
 for c in stress-ng chrt renice taskset bpftool python3; do
 	command -v $c >/dev/null || missing+=" $c"
 done
-for c in ${SCX_SOAK_CASES:-stress churn hotplug kill rtdl}; do
+# SCX_SOAK_CASES: a subset, by name, separated by spaces or commas.
+cases=${SCX_SOAK_CASES:-stress churn hotplug kill rtdl}
+for c in ${cases//,/ }; do
 	if [ -n "$missing" ]; then
 		fail "soak_${c}_$topo" "missing:$missing (run make)"
 		continue
