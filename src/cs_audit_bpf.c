@@ -178,7 +178,7 @@ static struct audit *try_open(const struct cs_audit_opts *o, bool forced,
 	bpf_program__set_autoload(skel->progs.obs_switch_no_forced, !forced);
 	bpf_program__set_autoload(skel->progs.obs_cpu_dead,
 				  cs_kernel_has("cpuhp_report_idle_dead",
-					     BTF_KIND_FUNC, NULL));
+						BTF_KIND_FUNC, NULL));
 	if (set_source(skel, o))
 		goto fail;
 	*err = audit__load(skel);

@@ -400,6 +400,18 @@ static void drain_siblings(void *arg)
 }
 
 /* Load and attach the scheduler. 0, or -1 with a message in @err. */
+/* Attach tracing program @prog; NULL, with a message naming @what, if not. */
+static struct bpf_link *attach_hook(struct bpf_program *prog, const char *what,
+				    char *err, size_t len)
+{
+	struct bpf_link *link = bpf_program__attach(prog);
+
+	if (!link)
+		snprintf(err, len, "cannot attach the %s: %s", what,
+			 strerror(errno));
+	return link;
+}
+
 static int sched_start(struct sched *s, const struct opts *o,
 		       const struct cs_topo *topo, char *err, size_t len)
 {
@@ -438,21 +450,19 @@ static int sched_start(struct sched *s, const struct opts *o,
 			 strerror(errno));
 		goto fail;
 	}
-	s->commit_link = bpf_program__attach(s->skel->progs.cs_commit);
-	if (!s->commit_link) {
-		snprintf(err, len,
-			 "cannot attach the context-switch commit hook (sched_switch): %s",
-			 strerror(errno));
+	s->commit_link =
+		attach_hook(s->skel->progs.cs_commit,
+			    "context-switch commit hook (sched_switch)", err,
+			    len);
+	if (!s->commit_link)
 		goto fail;
-	}
 	if (bpf_program__autoload(s->skel->progs.cs_cpu_dead)) {
-		s->dead_link = bpf_program__attach(s->skel->progs.cs_cpu_dead);
-		if (!s->dead_link) {
-			snprintf(err, len,
-				 "cannot attach the CPU-death hook (fexit on takedown_cpu): %s",
-				 strerror(errno));
+		s->dead_link =
+			attach_hook(s->skel->progs.cs_cpu_dead,
+				    "CPU-death hook (fexit on takedown_cpu)",
+				    err, len);
+		if (!s->dead_link)
 			goto fail;
-		}
 	}
 	s->ops_link = bpf_map__attach_struct_ops(s->skel->maps.coresched_ops);
 	if (!s->ops_link) {

@@ -585,7 +585,9 @@ case_hotplug() {
 	case_begin hotplug --trust-kthreads || { fail $name "observer or scheduler did not start: $(tail -n 2 "$TMP/sched.err")"; case_end; return; }
 	tenants || why+="could not tag the tenants; "
 	# Short form: half the load (each hotplug step waits its turn on a core).
-	spin_load $((HP_SECS + 60)) $([ $form = short ] && echo $(((NCPU + 1) / 2)) || echo "$NCPU")
+	local n=$NCPU
+	[ $form = long ] || n=$(((NCPU + 1) / 2))
+	spin_load $((HP_SECS + 60)) "$n"
 	sleep 2
 	checkpoint
 	end=$(($(date +%s) + HP_SECS))
