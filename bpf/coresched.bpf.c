@@ -1039,8 +1039,10 @@ static void commit(struct task_struct *p)
 		 * claim: release it here, or its siblings stay blocked (or
 		 * retry in transit) until the CPU is back.
 		 */
-		if (!rq_online(cpu))
-			set_claim(cpu, CS_SLOT_NONE);
+		if (!rq_online(cpu)) {
+			core_set_next(cpu, CS_SLOT_NONE);
+			kick_forced_siblings(cpu);
+		}
 		return;
 	}
 	if ((const void *)p->sched_class != &ext_sched_class) {
@@ -1086,8 +1088,9 @@ int BPF_PROG(cs_cpu_dead, unsigned int cpu, int ret)
 {
 	if (ret)
 		return 0;
-	set_claim(cpu, CS_SLOT_NONE);
+	core_set_next(cpu, CS_SLOT_NONE);
 	core_set_cur(cpu, CS_SLOT_NONE);
+	cpu_stat(cpu)->forced = 0; /* nothing waits there any more */
 	kick_forced_siblings(cpu);
 	return 0;
 }

@@ -399,7 +399,6 @@ static void drain_siblings(void *arg)
 		(unsigned long long)left, CS_DRAIN_WAIT_MS);
 }
 
-/* Load and attach the scheduler. 0, or -1 with a message in @err. */
 /* Attach tracing program @prog; NULL, with a message naming @what, if not. */
 static struct bpf_link *attach_hook(struct bpf_program *prog, const char *what,
 				    char *err, size_t len)
@@ -412,6 +411,7 @@ static struct bpf_link *attach_hook(struct bpf_program *prog, const char *what,
 	return link;
 }
 
+/* Load and attach the scheduler. 0, or -1 with a message in @err. */
 static int sched_start(struct sched *s, const struct opts *o,
 		       const struct cs_topo *topo, char *err, size_t len)
 {

@@ -196,6 +196,7 @@ stopped() {
 # observer reads a task's cookie when it is switched in (README,
 # coresched-audit), and would see a shell that moved itself while running
 # with its old cookie until its next switch.
+# False (the command killed) if it could not be moved.
 start_in() {
 	local cg=$1
 	shift
@@ -203,8 +204,11 @@ start_in() {
 	sh -c 'kill -STOP $$ && exec "$@"' sh "$@" &
 	LAST=$!
 	bg_pids+=("$LAST")
-	poll 30 stopped "$LAST" && echo "$LAST" >"$cg/cgroup.procs" ||
+	if ! poll 30 stopped "$LAST" || ! echo "$LAST" >"$cg/cgroup.procs"; then
 		echo "start_in: could not move $LAST ($*) into $cg" >&2
+		kill -KILL "$LAST" 2>/dev/null
+		return 1
+	fi
 	kill -CONT "$LAST"
 }
 
