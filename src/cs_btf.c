@@ -24,16 +24,22 @@ static bool has_member(const struct btf *btf, __u32 id, const char *name)
 	return false;
 }
 
+bool cs_btf_has(const struct btf *btf, const char *name, __u32 kind,
+		const char *member)
+{
+	int id = btf__find_by_name_kind(btf, name, kind);
+
+	return id > 0 && (!member || has_member(btf, id, member));
+}
+
 bool cs_kernel_has(const char *name, __u32 kind, const char *member)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
 	bool found;
-	int id;
 
 	if (!btf)
 		return true;
-	id = btf__find_by_name_kind(btf, name, kind);
-	found = id > 0 && (!member || has_member(btf, id, member));
+	found = cs_btf_has(btf, name, kind, member);
 	btf__free(btf);
 	return found;
 }

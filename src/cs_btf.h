@@ -16,4 +16,10 @@
  */
 bool cs_kernel_has(const char *name, __u32 kind, const char *member);
 
+struct btf;
+
+/* The same question of an already loaded @btf. */
+bool cs_btf_has(const struct btf *btf, const char *name, __u32 kind,
+		const char *member);
+
 #endif

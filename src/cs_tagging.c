@@ -24,6 +24,7 @@
 #include <bpf/libbpf.h>
 
 #include "coresched.h"
+#include "cs_btf.h"
 #include "cs_common.h"
 #include "cs_features.h"
 #include "cs_tagging.h"
@@ -120,25 +121,6 @@ static int cs_unpin(const char *name, char *err, size_t len)
 	return 0;
 }
 
-/* Does the kernel's BTF have struct @st with member @member? */
-static bool btf_has_member(const struct btf *btf, const char *st,
-			   const char *member)
-{
-	const struct btf_member *m;
-	const struct btf_type *t;
-	int id, i;
-
-	id = btf__find_by_name_kind(btf, st, BTF_KIND_STRUCT);
-	if (id < 0)
-		return false;
-	t = btf__type_by_id(btf, id);
-	m = btf_members(t);
-	for (i = 0; i < btf_vlen(t); i++, m++)
-		if (!strcmp(btf__name_by_offset(btf, m->name_off), member))
-			return true;
-	return false;
-}
-
 /*
  * What the kernel was built with: kprobe override, its own core
  * scheduling, BPF LSM support (*@lsm_built; whether BPF LSM programs
@@ -156,9 +138,9 @@ static int probe_kernel(struct cs_features *f, bool *lsm_built, char *err,
 		return cs_fail(err, len,
 			       "cannot read the kernel's BTF (/sys/kernel/btf/vmlinux): %s; the kernel needs CONFIG_DEBUG_INFO_BTF",
 			       strerror(errno));
-	f->kernel_core = btf_has_member(btf, "task_struct", "core_cookie");
-	*lsm_built = btf__find_by_name_kind(btf, "bpf_lsm_task_alloc",
-					    BTF_KIND_FUNC) > 0;
+	f->kernel_core =
+		cs_btf_has(btf, "task_struct", BTF_KIND_STRUCT, "core_cookie");
+	*lsm_built = cs_btf_has(btf, "bpf_lsm_task_alloc", BTF_KIND_FUNC, NULL);
 	btf__free(btf);
 	ret = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
 				      BPF_FUNC_override_return, NULL);
