@@ -52,6 +52,12 @@
  *    the holders are kicked, and the last one out claims the new cookie.
  *    Inside a cookie, tasks are ordered by their own weighted vtime. Idle
  *    cookies come back no further than a few slices behind (no banking).
+ *    Affinity: a core is handed to a cookie, or idles for it, only if one
+ *    of the cookie's first queued tasks may run there (core_can_run). On
+ *    2x2, cookie B's tasks bound to CPU 0 and B the most deserving: core
+ *    {0,1} hands over to B, CPU 1 idling beside it; core {2,3} keeps
+ *    running C and D, trying the next cookies in vtime order, instead of
+ *    idling for a cookie that can never run there.
  *
  * 4. Placement. A waking task goes to an idle CPU whose siblings already
  *    run its cookie, else to a fully idle core, else to an idle CPU whose
@@ -100,6 +106,18 @@ char _license[] SEC("license") = "GPL";
 const volatile bool trust_kthreads;
 const volatile u64 slice_ns = 5ULL * 1000 * 1000;
 const volatile u64 grace_ns = 5ULL * 1000 * 1000;
+
+/*
+ * Cookies one dispatch tries, in vtime order, when the most deserving ones'
+ * queued tasks are all bound to other CPUs (affinity); then it idles.
+ */
+#define CS_PICK_TRIES 3
+/*
+ * Queued tasks of a cookie looked at, in order, to tell whether one can run
+ * on a core: a cookie none of whose first CS_PEEK_TASKS tasks can is not
+ * handed that core (nor does the core idle for it).
+ */
+#define CS_PEEK_TASKS 8
 
 #define DSQ_TRUST CS_SLOT_TRUST
 #define DSQ_EXCL CS_SLOT_EXCL
@@ -259,10 +277,11 @@ static u64 dsq_of(u8 slot)
 
 /*
  * The most deserving slot with queued tasks, the one with the lowest
- * cookie vtime: returned as slot << 56 | vtime (56 bits of ns suffice).
+ * cookie vtime, other than @skip_a and @skip_b: returned as
+ * slot << 56 | vtime (56 bits of ns suffice).
  */
 #define VT_MASK ((1ULL << 56) - 1)
-__attribute__((noinline)) u64 pick_best_packed(void)
+__attribute__((noinline)) u64 pick_best_packed(u32 skip_a, u32 skip_b)
 {
 	u64 bvt = ~0ULL;
 	u8 best = CS_SLOT_NONE;
@@ -273,26 +292,34 @@ __attribute__((noinline)) u64 pick_best_packed(void)
 
 		if (i >= CS_NR_SLOTS)
 			break;
-		if (!(live_mask[i / 64] & (1ULL << (i % 64))))
+		if (!(live_mask[i / 64] & (1ULL << (i % 64))) || i == skip_a ||
+		    i == skip_b)
 			continue;
 		if (slot_vtime[i] >= bvt || cs_nr_queued(i) <= 0)
 			continue;
 		best = i;
 		bvt = slot_vtime[i];
 	}
-	if (cs_nr_queued(DSQ_EXCL) > 0 && (best == CS_SLOT_NONE || vnow < bvt)) {
+	if (skip_a != CS_SLOT_EXCL && skip_b != CS_SLOT_EXCL &&
+	    cs_nr_queued(DSQ_EXCL) > 0 &&
+	    (best == CS_SLOT_NONE || vnow < bvt)) {
 		best = CS_SLOT_EXCL;
 		bvt = vnow;
 	}
 	return (u64)best << 56 | (bvt & VT_MASK);
 }
 
-static u8 pick_best(u64 *best_vt)
+static u8 pick_best_but(u64 *best_vt, u8 skip_a, u8 skip_b)
 {
-	u64 packed = pick_best_packed();
+	u64 packed = pick_best_packed(skip_a, skip_b);
 
 	*best_vt = packed & VT_MASK;
 	return packed >> 56;
+}
+
+static u8 pick_best(u64 *best_vt)
+{
+	return pick_best_but(best_vt, CS_SLOT_NONE, CS_SLOT_NONE);
 }
 
 static u64 slot_vt(u8 s)
@@ -314,6 +341,62 @@ __attribute__((noinline)) int kick_forced_siblings(s32 cpu)
 			cs_kick(c, SCX_KICK_IDLE);
 			cpu_stat(cpu)->kicks++;
 		}
+	}
+	return 0;
+}
+
+/* The CPUs of @cpu's core, as a mask over CPUs 0-63. */
+static u64 core_mask(s32 cpu)
+{
+	u64 m = 0;
+	int i;
+
+	for (i = 0; i < CS_MAX_SMT; i++) {
+		s32 c = sib_cpu(cpu, i);
+
+		if (i < nr_sibs(cpu) && c >= 0)
+			m |= 1ULL << (c & 63);
+	}
+	return m;
+}
+
+/*
+ * Can one of the first CS_PEEK_TASKS queued tasks of @slot run on a CPU of
+ * @cpu's core (affinity)? 1 if so.
+ */
+__attribute__((noinline)) int core_can_run(s32 cpu, u32 slot)
+{
+	struct bpf_iter_scx_dsq it;
+	struct task_struct *p;
+	u64 mask = core_mask(cpu);
+	int n = 0, found = 0;
+
+	if (slot > CS_SLOT_EXCL)
+		return 0;
+	bpf_iter_scx_dsq_new(&it, dsq_of(slot), 0);
+	while ((p = bpf_iter_scx_dsq_next(&it))) {
+		if ((u32)p->nr_cpus_allowed >= nr_cpus ||
+		    (BPF_CORE_READ(p, cpus_ptr, bits[0]) & mask)) {
+			found = 1;
+			break;
+		}
+		if (++n >= CS_PEEK_TASKS)
+			break;
+	}
+	bpf_iter_scx_dsq_destroy(&it);
+	return found;
+}
+
+/* Kick @cpu's idle siblings: one of them can run what this one cannot. */
+__attribute__((noinline)) int kick_idle_siblings(s32 cpu)
+{
+	int i, sib = sib_of(cpu), nr = nr_sibs(cpu);
+
+	for (i = 0; i < CS_MAX_SMT; i++) {
+		s32 c = sib_cpu(cpu, i);
+
+		if (i != sib && i < nr && c >= 0)
+			cs_kick(c, SCX_KICK_IDLE);
 	}
 	return 0;
 }
@@ -372,12 +455,19 @@ static void forced_idle_end(struct cs_cpu_stat *st)
 		__sync_fetch_and_add(&slot_stats[st->fi_slot].forced_idle_ns, d);
 }
 
+/* What try_run() found. */
+enum run_result {
+	RUN_OK, /* this CPU has work of the slot */
+	RUN_BLOCKED, /* a sibling holds a conflicting cookie, or is in transit */
+	RUN_NOT_HERE, /* the slot's queued tasks are bound to other CPUs */
+};
+
 /*
  * Claim @slot and move one of its tasks here, or keep @prev if it is of
- * @slot and nothing else of it waits. True if this CPU has work.
+ * @slot and nothing else of it waits.
  */
-static bool try_run(s32 cpu, u8 slot, struct task_struct *prev, u8 prev_slot,
-		    u8 was)
+static enum run_result try_run(s32 cpu, u8 slot, struct task_struct *prev,
+			       u8 prev_slot, u8 was)
 {
 	struct cs_cpu_stat *st = cpu_stat(cpu);
 	int v = core_claim(cpu, slot);
@@ -385,16 +475,16 @@ static bool try_run(s32 cpu, u8 slot, struct task_struct *prev, u8 prev_slot,
 	if (v == CS_BLOCKED_TRANSIT) {
 		st->transit_retries++;
 		cs_kick(cpu, 0);
-		return false;
+		return RUN_BLOCKED;
 	}
 	if (v != CS_CLAIM_OK)
-		return false;
+		return RUN_BLOCKED;
 
 	if (!cs_move_to_local(dsq_of(slot))) {
 		if (!prev || prev_slot != slot) {
 			/* Nothing of @slot can run here after all. */
 			set_claim(cpu, CS_SLOT_NONE);
-			return false;
+			return RUN_NOT_HERE;
 		}
 		prev->scx.slice = slice_ns; /* keep running prev */
 	}
@@ -405,7 +495,7 @@ static bool try_run(s32 cpu, u8 slot, struct task_struct *prev, u8 prev_slot,
 		core_last[core_of(cpu)] = slot;
 		st->cookie_switches++;
 	}
-	return true;
+	return RUN_OK;
 }
 
 /*
@@ -470,7 +560,8 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 {
 	struct cs_cpu_stat *st = cpu_stat(cpu);
 	int sib = sib_of(cpu), nr = nr_sibs(cpu), i;
-	u8 prev_slot = CS_SLOT_NONE, held, best, was, cands[3];
+	u8 prev_slot = CS_SLOT_NONE, held, best, was, cands[3], skip[2];
+	enum run_result r, best_r = RUN_BLOCKED;
 	u64 w, bvt;
 
 	if (draining(cpu)) {
@@ -493,7 +584,7 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	was = cs_next(w, sib);
 
 	if (trust_kthreads && cs_nr_queued(DSQ_TRUST) > 0 &&
-	    try_run(cpu, CS_SLOT_TRUST, NULL, CS_SLOT_NONE, was))
+	    try_run(cpu, CS_SLOT_TRUST, NULL, CS_SLOT_NONE, was) == RUN_OK)
 		return;
 
 	held = cs_core_slot(w, sib, nr);
@@ -510,7 +601,8 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	if (held == CS_SLOT_NONE || held == CS_SLOT_TRUST) {
 		cands[0] = best;
 	} else if (best != CS_SLOT_NONE && !cs_compat(held, best, mode) &&
-		   cs_should_yield(slot_vt(held), bvt, grace_ns)) {
+		   cs_should_yield(slot_vt(held), bvt, grace_ns) &&
+		   core_can_run(cpu, best)) {
 		/* The holder is past its share: make the core change hands. */
 		preempt_conflicts(cpu, best);
 		cands[0] = CS_SLOT_NONE;
@@ -528,8 +620,35 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 
 		if (s == CS_SLOT_NONE || (i && s == cands[0]))
 			continue;
-		if (try_run(cpu, s, prev, prev_slot, was))
+		r = try_run(cpu, s, prev, prev_slot, was);
+		if (r == RUN_OK)
 			return;
+		if (s == best)
+			best_r = r;
+	}
+	/*
+	 * The most deserving cookie's queued tasks may all be bound to other
+	 * CPUs (affinity). If one can run on a sibling, idle and let the
+	 * sibling take the core for it: running another cookie here would
+	 * block it. If none can run on this core, rather than idle while
+	 * other cookies wait, try the next most deserving ones.
+	 */
+	skip[0] = best;
+	skip[1] = CS_SLOT_NONE;
+	if (best_r == RUN_NOT_HERE && core_can_run(cpu, best)) {
+		kick_idle_siblings(cpu);
+		best_r = RUN_BLOCKED;
+	}
+	for (i = 0; i < CS_PICK_TRIES - 1 && best_r == RUN_NOT_HERE; i++) {
+		u64 nvt;
+		u8 next = pick_best_but(&nvt, skip[0], skip[1]);
+
+		if (next == CS_SLOT_NONE)
+			break;
+		best_r = try_run(cpu, next, prev, prev_slot, was);
+		if (best_r == RUN_OK)
+			return;
+		skip[1] = next;
 	}
 
 	/* Nothing compatible to run: release the claim and idle. */
@@ -810,7 +929,8 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	/* Past its share while another cookie waits: let dispatch hand over. */
 	best = pick_best(&bvt);
 	if (best != CS_SLOT_NONE && !cs_compat(best, tctx->slot, mode) &&
-	    cs_should_yield(slot_vt(tctx->slot), bvt, grace_ns))
+	    cs_should_yield(slot_vt(tctx->slot), bvt, grace_ns) &&
+	    core_can_run(cpu, best))
 		p->scx.slice = 0;
 }
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Behaviour of scx_coresched on a 2x2 guest: fairness between cookies, the
-# LKML starvation case, bounded wait, CPU hotplug and load/unload cycles.
+# LKML starvation case, bounded wait, a cookie bound to one CPU (affinity),
+# CPU hotplug and load/unload cycles.
 #   tools/vm --cores 2 --threads 2 -- tests/guest/sched.sh
 . tests/guest/lib.sh
 
@@ -114,6 +115,57 @@ test_bounded_wait() {
 	else
 		fail wait_four_cookies "worst wait ${w:-?} ns, overlap $(field "$TMP/wait" overlap_ns), state $(scx_state): $(grep ejected "$TMP/sched.err" | tail -n 1)"
 	fi
+}
+
+# Affinity: cookie B's two tasks bound to CPU 0, cookies C and D (two
+# spinners each) bound to the other core, CPUs 2-3. Core {2,3} must keep
+# running C and D rather than idle while B is the most deserving cookie
+# (B can never run there), and B must get its share of core {0,1}.
+# Before the scheduler looked at affinity, CPUs 2-3 idled 337-350
+# permille of one CPU and B got 367-404; a version that took other
+# cookies without looking starved B (53-158). Asserted: 0 ns, B at least
+# 250 permille of one CPU, CPUs 2-3 idle at most 250 permille together.
+test_affinity() {
+	local b c d b0 i0 t0 ub idle el
+	if [ "$(cat /sys/devices/system/cpu/cpu2/topology/thread_siblings_list 2>/dev/null)" != 2-3 ] ||
+		[ "$(cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list)" != 0-1 ]; then
+		fail affinity_bound_cookie "needs cores {0,1} and {2,3} (a 2x2 guest)"
+		return
+	fi
+	restart_observed "$TMP/aff" || { fail affinity_bound_cookie "could not start"; return; }
+	b=$(tenant t_ab)
+	c=$(tenant t_ac)
+	d=$(tenant t_ad)
+	"$CTL" cgroup tag "$b" >/dev/null && "$CTL" cgroup tag "$c" >/dev/null &&
+		"$CTL" cgroup tag "$d" >/dev/null
+	run_in "$b" taskset -c 0 stress-ng --quiet --cpu 2 --timeout $((secs + 10))
+	run_in "$c" taskset -c 2,3 stress-ng --quiet --cpu 2 --timeout $((secs + 10))
+	run_in "$d" taskset -c 2,3 stress-ng --quiet --cpu 2 --timeout $((secs + 10))
+	sleep 2
+	b0=$(usage_us "$b")
+	i0=$(idle_ticks 2 3)
+	t0=$(date +%s%N)
+	sleep "$secs"
+	ub=$(($(usage_us "$b") - b0))
+	idle=$(($(idle_ticks 2 3) - i0))
+	el=$((($(date +%s%N) - t0) / 1000))
+	stop_observer
+	stop_bg
+	# permille of one CPU; idle ticks are 1/CLK_TCK s
+	ub=$((ub * 1000 / el))
+	idle=$((idle * 1000000 / $(getconf CLK_TCK) * 1000 / el))
+	info "affinity: B (bound to CPU 0) ran $ub permille of one CPU; CPUs 2-3 (C and D bound there) idled $idle permille; overlap_ns=$(field "$TMP/aff" overlap_ns)"
+	if [ "$(field "$TMP/aff" overlap_ns)" = 0 ] && [ $ub -ge 250 ] && [ $idle -le 250 ]; then
+		pass affinity_bound_cookie
+	else
+		fail affinity_bound_cookie "overlap_ns=$(field "$TMP/aff" overlap_ns), B $ub permille (want >= 250), CPUs 2-3 idle $idle permille (want <= 250)"
+	fi
+}
+
+# idle_ticks CPU...: the CPUs' idle time so far (/proc/stat), in ticks.
+idle_ticks() {
+	local want=" $* "
+	awk -v w="$want" '$1 ~ /^cpu[0-9]/ && index(w, " " substr($1, 4) " ") { s += $5 } END { print s + 0 }' /proc/stat
 }
 
 # While a CPU goes down or comes up, sched_ext runs what is queued on it
@@ -233,7 +285,7 @@ if ! start_sched --stats 2 --json; then
 	fail scheduler_start "$(tail -n 2 "$TMP/sched.err")"
 	finish
 fi
-for t in ${SCX_TESTS:-fairness bounded_wait hotplug hotplug_pinned starvation lifecycle}; do
+for t in ${SCX_TESTS:-fairness bounded_wait affinity hotplug hotplug_pinned starvation lifecycle}; do
 	"test_$t"
 done
 finish
