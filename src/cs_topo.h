@@ -107,12 +107,4 @@ int cs_topo_read(struct cs_topo *t, const char *root, char *err, size_t len);
 int cs_topo_read_online(struct cs_topo *t, const char *root, char *err,
 			size_t len);
 
-/*
- * As cs_topo_read(), but an offline CPU is left out (cpu_core -1) instead of
- * being an error: for tools that watch the CPUs as they are (the audit
- * starts while --fail-mode closed holds SMT off).
- */
-int cs_topo_read_online(struct cs_topo *t, const char *root, char *err,
-			size_t len);
-
 #endif /* __CS_TOPO_H */

@@ -215,10 +215,15 @@ start_in() {
 # run_in CGROUP CMD...: run CMD in the background inside CGROUP.
 run_in() { start_in "$@"; }
 
-# cpu_ticks PID: utime + stime of the thread group, or "dead".
+# cpu_ticks PID: utime + stime of the thread group, or "dead"; no fork.
 cpu_ticks() {
-	awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null ||
+	local s f
+	if ! sysread s "/proc/$1/stat" || [ -z "$s" ]; then
 		echo dead
+		return
+	fi
+	read -ra f <<<"${s##*) }"
+	echo $((f[11] + f[12]))
 }
 
 # spawn CMD...: run CMD in the background (untagged unless CMD tags).
