@@ -76,7 +76,8 @@ static const char usage[] =
 	"                       prctl(PR_SCHED_CORE) goes to the kernel again\n"
 	"  -S, --stats SECS     print statistics every SECS seconds\n"
 	"  -j, --json           print statistics as JSON lines\n"
-	"  -v, --verbose        more messages (twice: libbpf debug output)\n"
+	"  -v, --verbose        more messages, with the time each start step took\n"
+	"                       (twice: also libbpf debug output)\n"
 	"  -h, --help           this help\n"
 	"\n"
 	"Statistics: forced idle as % of CPU time (total and per core), each\n"
@@ -109,6 +110,19 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 	if (level == LIBBPF_DEBUG && verbose < 2)
 		return 0;
 	return vfprintf(stderr, fmt, args);
+}
+
+/* -v: how long the start took so far, at each step (the unprotected gap). */
+static void step(const char *what)
+{
+	static __u64 t0;
+	__u64 now = cs_now_ns();
+
+	if (!t0)
+		t0 = now;
+	if (verbose)
+		fprintf(stderr, "scx_coresched: %8.1f ms: %s\n",
+			(double)(now - t0) / 1e6, what);
 }
 
 static void die(const char *fmt, ...)
@@ -436,7 +450,9 @@ static int sched_start(struct sched *s, const struct opts *o,
 				  cs_kernel_has("takedown_cpu", BTF_KIND_FUNC,
 						NULL));
 
+	step("scheduler opened");
 	ret = coresched__load(s->skel);
+	step("scheduler loaded (verified)");
 	if (ret) {
 		snprintf(err, len,
 			 "cannot load the BPF scheduler (%s); if %s holds maps of an older version, stop every scx_coresched and remove it: rm -rf %s (tags are lost)",
@@ -464,7 +480,9 @@ static int sched_start(struct sched *s, const struct opts *o,
 		if (!s->dead_link)
 			goto fail;
 	}
+	step("hooks attached");
 	s->ops_link = bpf_map__attach_struct_ops(s->skel->maps.coresched_ops);
+	step("scheduler attached (enabled)");
 	if (!s->ops_link) {
 		snprintf(err, len,
 			 "cannot attach the scheduler: %s (is another sched_ext scheduler loading?)",
@@ -570,8 +588,11 @@ int main(int argc, char **argv)
 			die("%s", err);
 		return 0;
 	}
+	step("start");
 	check_kernel(&o);
+	step("kernel checked");
 	read_topology(&topo);
+	step("topology read");
 	if (cs_tagging_install(topo.smt > 1, o.prctl, verbose, &restarts,
 			       &plan, err, sizeof(err)))
 		die("%s", err);
@@ -584,6 +605,7 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"scx_coresched: %d tasks held cookies of the kernel's own core scheduling: they keep their trust domains under ours\n",
 			restarts);
+	step("tagging programs installed");
 	restarts = cs_prune_cgroup_tags();
 	if (restarts && verbose)
 		fprintf(stderr,
@@ -592,6 +614,7 @@ int main(int argc, char **argv)
 	/* policy hook: tag cgroups as the policy file says, now and later */
 	if (cs_policy_apply(o.policy, verbose, err, sizeof(err)))
 		die("%s", err);
+	step("tags pruned, policy applied");
 	restarts = 0;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
