@@ -52,12 +52,14 @@
  *    the holders are kicked, and the last one out claims the new cookie.
  *    Inside a cookie, tasks are ordered by their own weighted vtime. Idle
  *    cookies come back no further than a few slices behind (no banking).
- *    Affinity: a core is handed to a cookie, or idles for it, only if one
- *    of the cookie's first queued tasks may run there (core_can_run). On
- *    2x2, cookie B's tasks bound to CPU 0 and B the most deserving: core
- *    {0,1} hands over to B, CPU 1 idling beside it; core {2,3} keeps
- *    running C and D, trying the next cookies in vtime order, instead of
- *    idling for a cookie that can never run there.
+ *    Affinity: a core follows the most deserving cookie that can run on
+ *    it; a cookie none of whose first CS_PEEK_TASKS queued tasks may run
+ *    on the core is passed over (best_for_core). On 2x2, cookie B's tasks
+ *    bound to CPU 0 and B the most deserving: core {0,1} hands over to B,
+ *    CPU 1 idling beside it; core {2,3} passes B over and is shared by C
+ *    and D by their own vtimes, instead of idling for a cookie that can
+ *    never run there. A CPU that finds its first CS_PICK_TRIES cookies all
+ *    bound elsewhere idles until its next wakeup, as before.
  *
  * 4. Placement. A waking task goes to an idle CPU whose siblings already
  *    run its cookie, else to a fully idle core, else to an idle CPU whose
@@ -108,14 +110,14 @@ const volatile u64 slice_ns = 5ULL * 1000 * 1000;
 const volatile u64 grace_ns = 5ULL * 1000 * 1000;
 
 /*
- * Cookies one dispatch tries, in vtime order, when the most deserving ones'
- * queued tasks are all bound to other CPUs (affinity); then it idles.
+ * Cookies looked at, in vtime order, for the most deserving one that can
+ * run on a core (affinity); when none of them can, the core takes none.
  */
 #define CS_PICK_TRIES 3
 /*
  * Queued tasks of a cookie looked at, in order, to tell whether one can run
- * on a core: a cookie none of whose first CS_PEEK_TASKS tasks can is not
- * handed that core (nor does the core idle for it).
+ * on a core: a cookie none of whose first CS_PEEK_TASKS tasks can is passed
+ * over there.
  */
 #define CS_PEEK_TASKS 8
 
@@ -361,44 +363,80 @@ static u64 core_mask(s32 cpu)
 }
 
 /*
- * Can one of the first CS_PEEK_TASKS queued tasks of @slot run on a CPU of
- * @cpu's core (affinity)? 1 if so.
+ * The CPUs of @cpu's core on which one of the first CS_PEEK_TASKS queued
+ * tasks of @slot may run (affinity), as a mask over CPUs 0-63; 0 if none.
  */
-__attribute__((noinline)) int core_can_run(s32 cpu, u32 slot)
+__attribute__((noinline)) u64 core_can_run(s32 cpu, u32 slot)
 {
 	struct bpf_iter_scx_dsq it;
 	struct task_struct *p;
-	u64 mask = core_mask(cpu);
-	int n = 0, found = 0;
+	u64 mask = core_mask(cpu), found = 0;
+	int n = 0;
 
 	if (slot > CS_SLOT_EXCL)
 		return 0;
 	bpf_iter_scx_dsq_new(&it, dsq_of(slot), 0);
 	while ((p = bpf_iter_scx_dsq_next(&it))) {
-		if ((u32)p->nr_cpus_allowed >= nr_cpus ||
-		    (BPF_CORE_READ(p, cpus_ptr, bits[0]) & mask)) {
-			found = 1;
-			break;
-		}
-		if (++n >= CS_PEEK_TASKS)
+		if ((u32)p->nr_cpus_allowed >= nr_cpus)
+			found = mask;
+		else
+			found |= BPF_CORE_READ(p, cpus_ptr, bits[0]) & mask;
+		if (found == mask || ++n >= CS_PEEK_TASKS)
 			break;
 	}
 	bpf_iter_scx_dsq_destroy(&it);
 	return found;
 }
 
-/* Kick @cpu's idle siblings: one of them can run what this one cannot. */
-__attribute__((noinline)) int kick_idle_siblings(s32 cpu)
+/* Kick the idle CPUs in @mask other than @cpu: they can run what it cannot. */
+__attribute__((noinline)) int kick_idle_in(s32 cpu, u64 mask)
 {
-	int i, sib = sib_of(cpu), nr = nr_sibs(cpu);
+	int i;
 
 	for (i = 0; i < CS_MAX_SMT; i++) {
 		s32 c = sib_cpu(cpu, i);
 
-		if (i != sib && i < nr && c >= 0)
+		if (i < nr_sibs(cpu) && c >= 0 && c != cpu &&
+		    (mask & (1ULL << (c & 63))))
 			cs_kick(c, SCX_KICK_IDLE);
 	}
 	return 0;
+}
+
+/*
+ * The most deserving cookie that may run on @cpu's core, starting from
+ * @best (the most deserving of all) and @bvt its vtime: a cookie none of
+ * whose first queued tasks may run on the core is passed over, up to
+ * CS_PICK_TRIES cookies in vtime order (then none is found). @keep, the
+ * slot of a task running here, may always run here: it wins when it is
+ * more deserving than what is found.
+ */
+static u8 best_for_core(s32 cpu, u8 best, u8 keep, u64 *bvt)
+{
+	u8 skip_a = CS_SLOT_NONE, skip_b = CS_SLOT_NONE;
+	int t;
+
+	_Static_assert(CS_PICK_TRIES == 3, "pick_best_but() skips two");
+	for (t = 0; t < CS_PICK_TRIES; t++) {
+		if (best == CS_SLOT_NONE || best == keep ||
+		    core_can_run(cpu, best))
+			break;
+		if (t == CS_PICK_TRIES - 1) {
+			best = CS_SLOT_NONE;
+			break;
+		}
+		if (t == 0)
+			skip_a = best;
+		else
+			skip_b = best;
+		best = pick_best_but(bvt, skip_a, skip_b);
+	}
+	if (keep < CS_NR_SLOTS &&
+	    (best == CS_SLOT_NONE || slot_vtime[keep] < *bvt)) {
+		best = keep;
+		*bvt = slot_vtime[keep];
+	}
+	return best;
 }
 
 /* Change this CPU's claim; leaving a cookie frees its forced siblings. */
@@ -459,7 +497,8 @@ static void forced_idle_end(struct cs_cpu_stat *st)
 enum run_result {
 	RUN_OK, /* this CPU has work of the slot */
 	RUN_BLOCKED, /* a sibling holds a conflicting cookie, or is in transit */
-	RUN_NOT_HERE, /* the slot's queued tasks are bound to other CPUs */
+	RUN_NOT_HERE, /* none of the slot's queued tasks can run here now
+			 (bound elsewhere, or taken by another CPU first) */
 };
 
 /*
@@ -560,8 +599,8 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 {
 	struct cs_cpu_stat *st = cpu_stat(cpu);
 	int sib = sib_of(cpu), nr = nr_sibs(cpu), i;
-	u8 prev_slot = CS_SLOT_NONE, held, best, was, cands[3], skip[2];
-	enum run_result r, best_r = RUN_BLOCKED;
+	u8 prev_slot = CS_SLOT_NONE, held, best, was, cands[3];
+	enum run_result r;
 	u64 w, bvt;
 
 	if (draining(cpu)) {
@@ -596,13 +635,14 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	}
 	if (best != CS_SLOT_NONE && bvt != ~0ULL && bvt > vnow)
 		vnow = bvt;
+	/* The core follows the most deserving cookie that can run on it. */
+	best = best_for_core(cpu, best, prev_slot, &bvt);
 
 	cands[0] = held;
 	if (held == CS_SLOT_NONE || held == CS_SLOT_TRUST) {
 		cands[0] = best;
 	} else if (best != CS_SLOT_NONE && !cs_compat(held, best, mode) &&
-		   cs_should_yield(slot_vt(held), bvt, grace_ns) &&
-		   core_can_run(cpu, best)) {
+		   cs_should_yield(slot_vt(held), bvt, grace_ns)) {
 		/* The holder is past its share: make the core change hands. */
 		preempt_conflicts(cpu, best);
 		cands[0] = CS_SLOT_NONE;
@@ -623,32 +663,12 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 		r = try_run(cpu, s, prev, prev_slot, was);
 		if (r == RUN_OK)
 			return;
-		if (s == best)
-			best_r = r;
-	}
-	/*
-	 * The most deserving cookie's queued tasks may all be bound to other
-	 * CPUs (affinity). If one can run on a sibling, idle and let the
-	 * sibling take the core for it: running another cookie here would
-	 * block it. If none can run on this core, rather than idle while
-	 * other cookies wait, try the next most deserving ones.
-	 */
-	skip[0] = best;
-	skip[1] = CS_SLOT_NONE;
-	if (best_r == RUN_NOT_HERE && core_can_run(cpu, best)) {
-		kick_idle_siblings(cpu);
-		best_r = RUN_BLOCKED;
-	}
-	for (i = 0; i < CS_PICK_TRIES - 1 && best_r == RUN_NOT_HERE; i++) {
-		u64 nvt;
-		u8 next = pick_best_but(&nvt, skip[0], skip[1]);
-
-		if (next == CS_SLOT_NONE)
-			break;
-		best_r = try_run(cpu, next, prev, prev_slot, was);
-		if (best_r == RUN_OK)
-			return;
-		skip[1] = next;
+		/*
+		 * @best may run on a sibling but not here: idle (the core
+		 * follows it) and wake the idle siblings that can run it.
+		 */
+		if (s == best && r == RUN_NOT_HERE)
+			kick_idle_in(cpu, core_can_run(cpu, best));
 	}
 
 	/* Nothing compatible to run: release the claim and idle. */
@@ -928,9 +948,13 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	}
 	/* Past its share while another cookie waits: let dispatch hand over. */
 	best = pick_best(&bvt);
+	if (best == CS_SLOT_NONE || cs_compat(best, tctx->slot, mode) ||
+	    !cs_should_yield(slot_vt(tctx->slot), bvt, grace_ns))
+		return;
+	/* Only to a cookie that can run on this core (affinity). */
+	best = best_for_core(cpu, best, tctx->slot, &bvt);
 	if (best != CS_SLOT_NONE && !cs_compat(best, tctx->slot, mode) &&
-	    cs_should_yield(slot_vt(tctx->slot), bvt, grace_ns) &&
-	    core_can_run(cpu, best))
+	    cs_should_yield(slot_vt(tctx->slot), bvt, grace_ns))
 		p->scx.slice = 0;
 }
 

@@ -117,49 +117,87 @@ test_bounded_wait() {
 	fi
 }
 
-# Affinity: cookie B's two tasks bound to CPU 0, cookies C and D (two
-# spinners each) bound to the other core, CPUs 2-3. Core {2,3} must keep
-# running C and D rather than idle while B is the most deserving cookie
-# (B can never run there), and B must get its share of core {0,1}.
-# Before the scheduler looked at affinity, CPUs 2-3 idled 337-350
-# permille of one CPU and B got 367-404; a version that took other
-# cookies without looking starved B (53-158). Asserted: 0 ns, B at least
-# 250 permille of one CPU, CPUs 2-3 idle at most 250 permille together.
-test_affinity() {
-	local b c d b0 i0 t0 ub idle el
-	if [ "$(cat /sys/devices/system/cpu/cpu2/topology/thread_siblings_list 2>/dev/null)" != 2-3 ] ||
-		[ "$(cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list)" != 0-1 ]; then
-		fail affinity_bound_cookie "needs cores {0,1} and {2,3} (a 2x2 guest)"
-		return
-	fi
-	restart_observed "$TMP/aff" || { fail affinity_bound_cookie "could not start"; return; }
-	b=$(tenant t_ab)
-	c=$(tenant t_ac)
-	d=$(tenant t_ad)
-	"$CTL" cgroup tag "$b" >/dev/null && "$CTL" cgroup tag "$c" >/dev/null &&
-		"$CTL" cgroup tag "$d" >/dev/null
-	run_in "$b" taskset -c 0 stress-ng --quiet --cpu 2 --timeout $((secs + 10))
-	run_in "$c" taskset -c 2,3 stress-ng --quiet --cpu 2 --timeout $((secs + 10))
-	run_in "$d" taskset -c 2,3 stress-ng --quiet --cpu 2 --timeout $((secs + 10))
+# affinity_phase WEIGHT: cookie B's two tasks bound to CPU 0 (B at
+# cpu.weight WEIGHT), cookies C and D (two spinners each) bound to CPUs 2-3,
+# for $secs s; sets ub, uc, ud (permille of one CPU) and idle (CPUs 2-3
+# together, permille of one CPU). False if a tenant could not start.
+affinity_phase() {
+	local b0 c0 d0 i0 t0 el
+	echo "$1" >"$AB/cpu.weight" || return 1
+	run_in "$AB" taskset -c 0 stress-ng --quiet --cpu 2 --timeout $((secs + 10)) &&
+		run_in "$AC" taskset -c 2,3 stress-ng --quiet --cpu 2 --timeout $((secs + 10)) &&
+		run_in "$AD" taskset -c 2,3 stress-ng --quiet --cpu 2 --timeout $((secs + 10)) ||
+		return 1
 	sleep 2
-	b0=$(usage_us "$b")
+	b0=$(usage_us "$AB")
+	c0=$(usage_us "$AC")
+	d0=$(usage_us "$AD")
 	i0=$(idle_ticks 2 3)
 	t0=$(date +%s%N)
 	sleep "$secs"
-	ub=$(($(usage_us "$b") - b0))
+	ub=$(($(usage_us "$AB") - b0))
+	uc=$(($(usage_us "$AC") - c0))
+	ud=$(($(usage_us "$AD") - d0))
 	idle=$(($(idle_ticks 2 3) - i0))
 	el=$((($(date +%s%N) - t0) / 1000))
-	stop_observer
 	stop_bg
-	# permille of one CPU; idle ticks are 1/CLK_TCK s
 	ub=$((ub * 1000 / el))
+	uc=$((uc * 1000 / el))
+	ud=$((ud * 1000 / el))
+	# idle ticks are 1/CLK_TCK s
 	idle=$((idle * 1000000 / $(getconf CLK_TCK) * 1000 / el))
-	info "affinity: B (bound to CPU 0) ran $ub permille of one CPU; CPUs 2-3 (C and D bound there) idled $idle permille; overlap_ns=$(field "$TMP/aff" overlap_ns)"
-	if [ "$(field "$TMP/aff" overlap_ns)" = 0 ] && [ $ub -ge 250 ] && [ $idle -le 250 ]; then
-		pass affinity_bound_cookie
-	else
-		fail affinity_bound_cookie "overlap_ns=$(field "$TMP/aff" overlap_ns), B $ub permille (want >= 250), CPUs 2-3 idle $idle permille (want <= 250)"
+	info "affinity, B at weight $1: B (bound to CPU 0) ran $ub permille of one CPU, C $uc and D $ud (bound to CPUs 2-3), which idled $idle permille"
+}
+
+# Affinity: cookie B bound to CPU 0, cookies C and D to the other core.
+# Core {2,3} must pass B over (B can never run there) and be shared by C
+# and D, rather than idle for B or let one of them hold it; B must get its
+# share of core {0,1}. One observer, attached first, over both phases.
+#   affinity_core_not_idled        B at the default weight: B >= 250
+#                                  permille of one CPU, CPUs 2-3 idle
+#                                  <= 250 together (before the scheduler
+#                                  looked at affinity they idled 330-350)
+#   affinity_bound_best_passed     B at weight 10000, so it stays the most
+#                                  deserving cookie: C and D >= 150 each
+# Both also: the three cookies distinct, 0 ns of overlap.
+test_affinity() {
+	local k ub uc ud idle why1="" why2="" ov
+	if [ "$(cat /sys/devices/system/cpu/cpu2/topology/thread_siblings_list 2>/dev/null)" != 2-3 ] ||
+		[ "$(cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list)" != 0-1 ]; then
+		fail affinity_core_not_idled "needs cores {0,1} and {2,3} (a 2x2 guest)"
+		fail affinity_bound_best_passed "needs cores {0,1} and {2,3} (a 2x2 guest)"
+		return
 	fi
+	restart_observed "$TMP/aff" || why1="could not start; "
+	AB=$(tenant t_ab)
+	AC=$(tenant t_ac)
+	AD=$(tenant t_ad)
+	for k in "$AB" "$AC" "$AD"; do
+		"$CTL" cgroup tag "$k" >/dev/null || why1+="could not tag $k; "
+	done
+	[ "$(printf '%s\n' "$(cgroup_tag "$AB")" "$(cgroup_tag "$AC")" "$(cgroup_tag "$AD")" | sort -u | grep -c .)" = 3 ] ||
+		why1+="the three cgroups do not have three cookies; "
+	why2=$why1
+	if [ -z "$why1" ]; then
+		if affinity_phase 100; then
+			[ $ub -ge 250 ] || why1+="B $ub permille (want >= 250); "
+			[ $idle -le 250 ] || why1+="CPUs 2-3 idle $idle permille (want <= 250); "
+		else
+			why1+="a tenant did not start; "
+		fi
+		if affinity_phase 10000; then
+			[ $uc -ge 150 ] && [ $ud -ge 150 ] ||
+				why2+="C $uc and D $ud permille (want >= 150 each); "
+		else
+			why2+="a tenant did not start; "
+		fi
+	fi
+	stop_observer
+	ov=$(field "$TMP/aff" overlap_ns)
+	info "affinity: overlap_ns=$ov over both phases"
+	[ "$ov" = 0 ] || { why1+="overlap_ns=$ov; "; why2+="overlap_ns=$ov; "; }
+	if [ -z "$why1" ]; then pass affinity_core_not_idled; else fail affinity_core_not_idled "$why1"; fi
+	if [ -z "$why2" ]; then pass affinity_bound_best_passed; else fail affinity_bound_best_passed "$why2"; fi
 }
 
 # idle_ticks CPU...: the CPUs' idle time so far (/proc/stat), in ticks.
