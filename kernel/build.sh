@@ -88,7 +88,7 @@ log="$work/build.log"
 jobs=$(($(nproc) + 1))
 
 echo "kernel: building Linux $srcver (cache key $key) in $work" >&2
-echo "kernel: this takes about 6 minutes on 2 cores; log: $log" >&2
+echo "kernel: this takes 6 to 15 minutes on 2 cores; log: $log" >&2
 tar -C "$work" -xf "$tarball"
 src="$work/linux-source-6.12"
 
