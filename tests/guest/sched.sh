@@ -156,9 +156,10 @@ affinity_phase() {
 #   affinity_core_not_idled        B at the default weight: B >= 250
 #                                  permille of one CPU, CPUs 2-3 idle
 #                                  <= 250 together (before the scheduler
-#                                  looked at affinity they idled 330-350)
+#                                  looked at affinity they idled 314-350)
 #   affinity_bound_best_passed     B at weight 10000, so it stays the most
-#                                  deserving cookie: C and D >= 150 each
+#                                  deserving cookie: B >= 250 (before, B
+#                                  got 0 over 10 s), C and D >= 150 each
 # Both also: the three cookies distinct, 0 ns of overlap.
 test_affinity() {
 	local k ub uc ud idle why1="" why2="" ov
@@ -186,6 +187,7 @@ test_affinity() {
 			why1+="a tenant did not start; "
 		fi
 		if affinity_phase 10000; then
+			[ $ub -ge 250 ] || why2+="B $ub permille (want >= 250); "
 			[ $uc -ge 150 ] && [ $ud -ge 150 ] ||
 				why2+="C $uc and D $ud permille (want >= 150 each); "
 		else
