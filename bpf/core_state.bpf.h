@@ -14,6 +14,7 @@ const volatile u8 cpu_core[CS_MAX_CPUS]; /* cpu -> core index */
 const volatile u8 cpu_sib[CS_MAX_CPUS]; /* cpu -> sibling index in its core */
 const volatile u8 core_nr[CS_MAX_CPUS]; /* core -> number of siblings */
 const volatile u8 core_cpu[CS_MAX_CPUS][CS_MAX_SMT]; /* core, sibling -> cpu */
+const volatile u64 core_cpus[CS_MAX_CPUS]; /* core -> its CPUs (mask, CPUs 0-63) */
 const volatile u32 mode = CS_MODE_STRICT;
 
 u64 core_word[CS_MAX_CPUS];

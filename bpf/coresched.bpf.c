@@ -347,21 +347,6 @@ __attribute__((noinline)) int kick_forced_siblings(s32 cpu)
 	return 0;
 }
 
-/* The CPUs of @cpu's core, as a mask over CPUs 0-63. */
-static u64 core_mask(s32 cpu)
-{
-	u64 m = 0;
-	int i;
-
-	for (i = 0; i < CS_MAX_SMT; i++) {
-		s32 c = sib_cpu(cpu, i);
-
-		if (i < nr_sibs(cpu) && c >= 0)
-			m |= 1ULL << (c & 63);
-	}
-	return m;
-}
-
 /*
  * The CPUs of @cpu's core on which one of the first CS_PEEK_TASKS queued
  * tasks of @slot may run (affinity), as a mask over CPUs 0-63; 0 if none.
@@ -370,7 +355,7 @@ __attribute__((noinline)) u64 core_can_run(s32 cpu, u32 slot)
 {
 	struct bpf_iter_scx_dsq it;
 	struct task_struct *p;
-	u64 mask = core_mask(cpu), found = 0;
+	u64 mask = core_cpus[core_of(cpu)], found = 0;
 	int n = 0;
 
 	if (slot > CS_SLOT_EXCL)

@@ -279,9 +279,14 @@ static void set_topology(struct coresched *skel, const struct cs_topo *t)
 	}
 	for (core = 0; core < CS_MAX_CPUS; core++) {
 		skel->rodata->core_nr[core] = t->core_nr[core];
-		for (i = 0; i < CS_MAX_SMT; i++)
+		skel->rodata->core_cpus[core] = 0;
+		for (i = 0; i < CS_MAX_SMT; i++) {
 			skel->rodata->core_cpu[core][i] =
 				t->core_cpu[core][i] < 0 ? 0xff : t->core_cpu[core][i];
+			if (t->core_cpu[core][i] >= 0)
+				skel->rodata->core_cpus[core] |=
+					1ULL << t->core_cpu[core][i];
+		}
 	}
 }
 
