@@ -6,7 +6,9 @@
 # tools/vm's stdout must be those bytes exactly (no CR added), its stderr
 # the stderr line only, and its status 3. Then, with a stand-in qemu that
 # dies of SIGSEGV: a crash while the guest boots is retried (3 boots in
-# all), a crash while the command runs exits 123 and is not retried. It boots a guest, so run it
+# all), a crash while the command runs exits 123 and is not retried; and
+# one whose guest panics on an int3 trap: 123 if memory no longer holds
+# the int3 (a stale translation), 125 if it does. It boots a guest, so run it
 # under the guest lock from the repository root (tests/run --guest-only
 # does):  flock /tmp/scx-guest.lock tests/vm_output.sh
 set -u
@@ -56,22 +58,37 @@ cat >"$tmp/bin/qemu-system-x86_64" <<'EOF2'
 #!/bin/bash
 ulimit -c 0
 for a in "$@"; do
-	case "$a" in local,id=run,path=*) run=${a#local,id=run,path=}; run=${run%%,*} ;; esac
+	case "$a" in
+	local,id=run,path=*) run=${a#local,id=run,path=}; run=${run%%,*} ;;
+	file:*) con=${a#file:} ;;
+	esac
 done
 n=$(($(cat "$FAKE_DIR/boots" 2>/dev/null || echo 0) + 1))
 echo $n >"$FAKE_DIR/boots"
 [ $n -le "$FAKE_CRASHES" ] && kill -SEGV $$
 : >"$run/started"
 [ "${FAKE_RUN_CRASH:-0}" = 1 ] && kill -SEGV $$
+if [ -n "${FAKE_INT3:-}" ]; then
+	# the guest panics on an int3 trap; FAKE_INT3 is the byte memory holds
+	# where it trapped (cc: a real breakpoint; else a stale one)
+	cat >"$con" <<EOF3
+Oops: int3: 0000 [#1] PREEMPT SMP NOPTI
+RIP: 0010:bpf_lsm_task_alloc+0x5/0xc
+Code: c3 f3 0f 1e fa $FAKE_INT3 <1f> 44 00 00 31 c0 c3
+Kernel panic - not syncing: Fatal exception in interrupt
+EOF3
+	exit 0
+fi
 echo ran
 echo 0 >"$run/status"
 EOF2
 chmod +x "$tmp/bin/qemu-system-x86_64"
 
-# fake_vm CRASHES RUN_CRASH: tools/vm with the stand-in; sets rc, boots.
+# fake_vm CRASHES RUN_CRASH [INT3]: tools/vm with the stand-in; sets rc,
+# boots.
 fake_vm() {
 	rm -f "$tmp/boots"
-	PATH="$tmp/bin:$PATH" FAKE_DIR=$tmp FAKE_CRASHES=$1 FAKE_RUN_CRASH=$2 \
+	PATH="$tmp/bin:$PATH" FAKE_DIR=$tmp FAKE_CRASHES=$1 FAKE_RUN_CRASH=$2 FAKE_INT3=${3:-} \
 		tools/vm --kernel "$tmp/kernel" --timeout 60 -- true \
 		>"$tmp/fout" 2>"$tmp/ferr"
 	rc=$?
@@ -96,4 +113,17 @@ if [ $rc = 123 ] && [ "$boots" = 1 ] && grep -q 'SIGSEGV while the command ran' 
 	echo "PASS vm_qemu_crash_running_123"
 else
 	echo "FAIL vm_qemu_crash_running_123: rc=$rc after $boots boots (want 123 after 1), stderr: $(tail -n 2 "$tmp/ferr" | tr '\n' '|')"
+fi
+fake_vm 0 0 0f
+if [ $rc = 123 ] && [ "$boots" = 1 ] && grep -q 'int3 its memory no longer holds' "$tmp/ferr" &&
+	grep -q '^RIP: 0010:bpf_lsm_task_alloc' "$tmp/ferr"; then
+	echo "PASS vm_stale_int3_123"
+else
+	echo "FAIL vm_stale_int3_123: rc=$rc after $boots boots (want 123 after 1, the oops printed), stderr: $(head -n 3 "$tmp/ferr" | tr '\n' '|')"
+fi
+fake_vm 0 0 cc
+if [ $rc = 125 ] && grep -q '^Oops: int3' "$tmp/ferr"; then
+	echo "PASS vm_real_int3_125"
+else
+	echo "FAIL vm_real_int3_125: rc=$rc (want 125, the oops printed), stderr: $(head -n 3 "$tmp/ferr" | tr '\n' '|')"
 fi
