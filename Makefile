@@ -48,6 +48,7 @@ HOST_TESTS += $(O)/test_audit # audit
 GUEST_BINS := $(O)/progress $(O)/prctl_check $(O)/prctl_parity
 GUEST_BINS += $(O)/cookie_churn $(O)/periodic # soak
 GUEST_BINS += $(O)/cookie_spin $(O)/cookie_get # prctl tenants, cookie_of
+GUEST_BINS += $(O)/cookie_duty # bench/scale
 GUEST_BINS += $(O)/ctl_raw # control socket
 GUEST_BINS += $(O)/topo_dump # topology
 GUEST_BINS += $(O)/broken_sched # audit: a scheduler that ignores cookies

@@ -36,6 +36,7 @@ bool scx_bpf_test_and_clear_cpu_idle(s32 cpu) __ksym;
 s32 scx_bpf_task_cpu(const struct task_struct *p) __ksym;
 bool scx_bpf_task_running(const struct task_struct *p) __ksym;
 const struct cpumask *scx_bpf_get_idle_cpumask(void) __ksym;
+bool bpf_cpumask_test_cpu(u32 cpu, const struct cpumask *cpumask) __ksym;
 void scx_bpf_put_idle_cpumask(const struct cpumask *cpumask) __ksym;
 struct rq *scx_bpf_cpu_rq(s32 cpu) __ksym;
 void scx_bpf_exit_bstr(s64 exit_code, char *fmt, unsigned long long *data,

@@ -4,20 +4,35 @@
  * it has claimed (next) and the slot it is running (cur); see
  * include/cs_policy.h for the layout and the compatibility rule. Every
  * change is a compare-and-swap of the whole word, so a claim is checked
- * against all siblings atomically. Topology comes from the loader.
+ * against all siblings atomically.
+ *
+ * Topology comes from the loader, before the scheduler attaches, for every
+ * CPU that is online then (or in the topology cached at an earlier start).
+ * A possible CPU that is offline at load is unknown (cpu_known 0): nobody
+ * knows its siblings until it comes online. It is fenced: it belongs to no
+ * core word and runs nothing but its own bound kernel threads, like a
+ * draining CPU. When it comes online, ops.cpu_online asks the loader
+ * (online_rb), which reads its siblings from sysfs and writes them here,
+ * in an order that keeps every reader safe: the core's core_cpu[] entry,
+ * the CPU's cpu_sib and cpu_core, the core's core_nr, and cpu_known last.
+ * A sibling that sees the new core_nr before cpu_known finds the new
+ * CPU's next and cur idle in the word, which is true.
  */
 #ifndef __CS_CORE_STATE_BPF_H
 #define __CS_CORE_STATE_BPF_H
 
-const volatile u32 nr_cpus = 1;
-const volatile u8 cpu_core[CS_MAX_CPUS]; /* cpu -> core index */
-const volatile u8 cpu_sib[CS_MAX_CPUS]; /* cpu -> sibling index in its core */
-const volatile u8 core_nr[CS_MAX_CPUS]; /* core -> number of siblings */
-const volatile u8 core_cpu[CS_MAX_CPUS][CS_MAX_SMT]; /* core, sibling -> cpu */
-const volatile u64 core_cpus[CS_MAX_CPUS]; /* core -> its CPUs (mask, CPUs 0-63) */
+const volatile u32 nr_cpus = 1; /* highest possible CPU + 1 */
 const volatile u32 mode = CS_MODE_STRICT;
+/* Written by the loader, before attaching and when a CPU comes online: */
+u16 cpu_core[CS_MAX_CPUS]; /* cpu -> core index */
+u8 cpu_sib[CS_MAX_CPUS]; /* cpu -> sibling index in its core */
+u8 cpu_known[CS_MAX_CPUS]; /* its siblings are known: it has a core */
+u8 core_nr[CS_MAX_CPUS]; /* core -> number of siblings */
+u16 core_cpu[CS_MAX_CPUS][CS_MAX_SMT]; /* core, sibling -> cpu */
 
-u64 core_word[CS_MAX_CPUS];
+#define CS_NO_CPU 0xffff /* core_cpu[][] of a sibling the core lacks */
+
+struct cs_core core_state[CS_MAX_CPUS];
 
 /*
  * Compare-and-swap attempts on one core word before giving up. Up to 7
@@ -34,11 +49,17 @@ static u32 core_of(s32 cpu)
 	return cpu_core[(u32)cpu & (CS_MAX_CPUS - 1)] & (CS_MAX_CPUS - 1);
 }
 
+/* Is @cpu outside every core (offline at load, siblings not read yet)? */
+static bool fenced(s32 cpu)
+{
+	return !*(volatile u8 *)&cpu_known[(u32)cpu & (CS_MAX_CPUS - 1)];
+}
+
 static u64 *core_word_of(s32 cpu)
 {
-	if (cpu < 0 || cpu >= CS_MAX_CPUS)
+	if (cpu < 0 || cpu >= CS_MAX_CPUS || fenced(cpu))
 		return NULL;
-	return &core_word[core_of(cpu)];
+	return &core_state[core_of(cpu)].word;
 }
 
 static int sib_of(s32 cpu)
@@ -46,17 +67,18 @@ static int sib_of(s32 cpu)
 	return cpu_sib[(u32)cpu & (CS_MAX_CPUS - 1)] & (CS_MAX_SMT - 1);
 }
 
+/* Siblings in @cpu's core, itself included; 0 if it is fenced. */
 static int nr_sibs(s32 cpu)
 {
-	return core_nr[core_of(cpu)];
+	return fenced(cpu) ? 0 : core_nr[core_of(cpu)];
 }
 
 /* The cpu of sibling @i in @cpu's core, or -1. */
 static s32 sib_cpu(s32 cpu, int i)
 {
-	u8 c = core_cpu[core_of(cpu)][i & (CS_MAX_SMT - 1)];
+	u16 c = core_cpu[core_of(cpu)][i & (CS_MAX_SMT - 1)];
 
-	return c == 0xff ? -1 : c;
+	return c == CS_NO_CPU ? -1 : c;
 }
 
 /*
@@ -110,6 +132,8 @@ __attribute__((noinline)) int core_set_cur(s32 cpu, u32 slot)
 	int sib = sib_of(cpu), i;
 
 	if (!wp) {
+		if (cpu >= 0 && cpu < CS_MAX_CPUS)
+			return 0; /* fenced: it runs only its own kthreads */
 		cs_error("cpu %d has no core state word: not in the topology", cpu);
 		return -1;
 	}

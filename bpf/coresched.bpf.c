@@ -86,7 +86,14 @@
  *    here (cs_fork_orphan), and those that could not even be recorded
  *    (cs_fork_lost) run alone on their cores. Work is never placed on a
  *    CPU whose runqueue sched_ext does not see online (hotplug), nor on
- *    one draining before the loader switches SMT off (see Draining).
+ *    one draining before the loader switches SMT off (see Draining), nor
+ *    on one fenced: offline at load, its siblings unknown until the
+ *    loader reads them (core_state.bpf.h).
+ *
+ * Scale: up to CS_MAX_CPUS (512) CPUs. CPU sets are the kernel's cpumasks,
+ * tested with bpf_cpumask_test_cpu() or read a 64-bit word at a time
+ * (pick_cpu); a core's own sets are bit masks over its siblings; each
+ * core's state word has a cache line of its own.
  *
  * Modes: strict (default) shares a core only within a cookie; fill also
  * lets untagged (cookie 0) work run beside any cookie; none disables
@@ -133,7 +140,7 @@ u64 slot_wsum[CS_NR_SLOTS]; /* sum of its runnable tasks' weights */
 u64 live_mask[4]; /* slots with holders */
 u64 vnow; /* vtime of the most deserving cookie, monotonic */
 u8 core_last[CS_MAX_CPUS]; /* last slot claimed on each core */
-u64 drain_mask; /* CPUs about to go offline: written by the loader */
+u8 drain_cpu[CS_MAX_CPUS]; /* about to go offline: written by the loader */
 u8 drained[CS_MAX_CPUS]; /* a draining CPU runs nothing but its own kthreads */
 struct cs_exit_info exit_info;
 
@@ -143,12 +150,30 @@ struct {
 	__uint(max_entries, 4096);
 } exit_rb SEC(".maps");
 
+/* A fenced CPU came online: the loader reads its siblings (topology). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} online_rb SEC(".maps");
+u64 topo_asks; /* fenced CPUs that came online, ever */
+/*
+ * When the first ops.dispatch ran. sched_ext's enable transition queues
+ * every task that wakes meanwhile on its global DSQ, which each CPU
+ * empties before it calls ops.dispatch: those tasks run unclaimed
+ * (running() imposes their cookie and kicks conflicting siblings, an IPI
+ * window). A first dispatch means the global DSQ was empty, and nothing
+ * is queued there any more: the transition is over. The loader waits for
+ * it before it says the scheduler is enabled.
+ */
+u64 first_dispatch_ns;
+
 extern const void ext_sched_class __ksym; /* untyped: 6.12 BTF has no global vars */
 u32 scx_bpf_reenqueue_local(void) __ksym;
 
+/* Draining before SMT goes off, or fenced: only its own kthreads run. */
 static bool draining(s32 cpu)
 {
-	return drain_mask & (1ULL << (cpu & 63));
+	return drain_cpu[(u32)cpu & (CS_MAX_CPUS - 1)] || fenced(cpu);
 }
 
 static struct cs_cpu_stat *cpu_stat(s32 cpu)
@@ -348,33 +373,43 @@ __attribute__((noinline)) int kick_forced_siblings(s32 cpu)
 }
 
 /*
- * The CPUs of @cpu's core on which one of the first CS_PEEK_TASKS queued
- * tasks of @slot may run (affinity), as a mask over CPUs 0-63; 0 if none.
+ * Siblings of @cpu's core (bit i: sibling i) on which one of the first
+ * CS_PEEK_TASKS queued tasks of @slot may run (affinity); 0 if none.
  */
-__attribute__((noinline)) u64 core_can_run(s32 cpu, u32 slot)
+__attribute__((noinline)) u32 core_can_run(s32 cpu, u32 slot)
 {
 	struct bpf_iter_scx_dsq it;
 	struct task_struct *p;
-	u64 mask = core_cpus[core_of(cpu)], found = 0;
-	int n = 0;
+	int nr = nr_sibs(cpu), n = 0, i;
+	u32 all = (1U << nr) - 1, found = 0;
 
 	if (slot > CS_SLOT_EXCL)
 		return 0;
 	bpf_iter_scx_dsq_new(&it, dsq_of(slot), 0);
 	while ((p = bpf_iter_scx_dsq_next(&it))) {
-		if ((u32)p->nr_cpus_allowed >= nr_cpus)
-			found = mask;
-		else
-			found |= BPF_CORE_READ(p, cpus_ptr, bits[0]) & mask;
-		if (found == mask || ++n >= CS_PEEK_TASKS)
+		if ((u32)p->nr_cpus_allowed >= nr_cpus) {
+			found = all;
+		} else {
+			for (i = 0; i < CS_MAX_SMT; i++) {
+				s32 c = sib_cpu(cpu, i);
+
+				if (i < nr && c >= 0 &&
+				    bpf_cpumask_test_cpu(c, p->cpus_ptr))
+					found |= 1U << i;
+			}
+		}
+		if (found == all || ++n >= CS_PEEK_TASKS)
 			break;
 	}
 	bpf_iter_scx_dsq_destroy(&it);
 	return found;
 }
 
-/* Kick the idle CPUs in @mask other than @cpu: they can run what it cannot. */
-__attribute__((noinline)) int kick_idle_in(s32 cpu, u64 mask)
+/*
+ * Kick the idle siblings in @sibs (bit i: sibling i) other than @cpu:
+ * they can run what it cannot.
+ */
+__attribute__((noinline)) int kick_idle_in(s32 cpu, u32 sibs)
 {
 	int i;
 
@@ -382,7 +417,7 @@ __attribute__((noinline)) int kick_idle_in(s32 cpu, u64 mask)
 		s32 c = sib_cpu(cpu, i);
 
 		if (i < nr_sibs(cpu) && c >= 0 && c != cpu &&
-		    (mask & (1ULL << (c & 63))))
+		    (sibs & (1U << i)))
 			cs_kick(c, SCX_KICK_IDLE);
 	}
 	return 0;
@@ -525,7 +560,7 @@ static enum run_result try_run(s32 cpu, u8 slot, struct task_struct *prev,
 /*
  * Draining. Before it switches SMT off under the scheduler (fail-mode
  * closed: a stop, or a SIGKILL caught by the guard), the loader sets
- * drain_mask to the siblings that will go offline. Switching a CPU off is
+ * drain_cpu[] of the siblings that will go offline. Switching a CPU off is
  * hotplug: once sched_ext sees its runqueue offline, the kernel re-queues
  * tasks there straight onto its local queue, and a tenant could run again
  * on it, unclaimed, beside another cookie until an IPI lands. A draining
@@ -535,7 +570,7 @@ static enum run_result try_run(s32 cpu, u8 slot, struct task_struct *prev,
  * loader switches SMT off once every draining CPU is drained: idle, or
  * running such a kthread (drained[], set at each switch). Example, core
  * {2, 3}, CPU 3 running a tenant of cookie A while CPU 2 runs A too:
- *   drain_mask |= 1 << 3   CPU 3's tick ends the tenant; dispatch finds
+ *   drain_cpu[3] = 1       CPU 3's tick ends the tenant; dispatch finds
  *                          no kthread of CPU 3 queued: idle, drained[3]
  *   SMT off                CPU 3 goes down running only cpuhp/3 and its
  *                          stopper; no tenant was left on its runqueue
@@ -543,7 +578,7 @@ static enum run_result try_run(s32 cpu, u8 slot, struct task_struct *prev,
 static bool bound_kthread(struct task_struct *p, s32 cpu)
 {
 	return (p->flags & PF_KTHREAD) && p->nr_cpus_allowed == 1 &&
-	       BPF_CORE_READ(p, cpus_ptr, bits[0]) == 1ULL << (cpu & 63);
+	       bpf_cpumask_test_cpu(cpu, p->cpus_ptr);
 }
 
 /* Claim @slot and move the first kthread of it bound to @cpu here. */
@@ -557,7 +592,8 @@ static bool drain_move(s32 cpu, u8 slot)
 	while ((p = bpf_iter_scx_dsq_next(&it))) {
 		if (!bound_kthread(p, cpu))
 			continue;
-		if (core_claim(cpu, slot) != CS_CLAIM_OK)
+		/* A fenced CPU has no core word to claim in. */
+		if (!fenced(cpu) && core_claim(cpu, slot) != CS_CLAIM_OK)
 			break;
 		moved = cs_move_iterated(&it, p, SCX_DSQ_LOCAL);
 		break;
@@ -588,6 +624,9 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	enum run_result r;
 	u64 w, bvt;
 
+	if (!first_dispatch_ns)
+		__sync_val_compare_and_swap(&first_dispatch_ns, 0,
+					    bpf_ktime_get_ns());
 	if (draining(cpu)) {
 		drain_dispatch(cpu);
 		return;
@@ -707,17 +746,67 @@ __attribute__((noinline)) int place_score(s32 cpu, u32 slot)
 }
 
 /*
- * Best CPU among @cands (idle and allowed, one bit per cpu) for a task of
- * @slot: its cookie already on the core, then an idle core, then any
- * compatible one; @prev_cpu wins ties. Returns -1 if none.
+ * Word @k of cpumask @m: CPUs 64k to 64k+63. The mask's bits[] start the
+ * struct on every kernel; its length (NR_CPUS) varies, so the word is
+ * read, not indexed, and words past nr_cpus are never asked for.
  */
-__attribute__((noinline)) s32 pick_cpu(u64 cands, s32 prev_cpu, u32 slot)
+static u64 mask_word(const struct cpumask *m, u32 k)
 {
-	int best_score = 0, i;
+	u64 w = 0;
+
+	bpf_probe_read_kernel(&w, sizeof(w), (const u64 *)m + k);
+	return w;
+}
+
+/* CPUs 64k to 64k+63 that exist (below nr_cpus), as a mask. */
+static u64 cpus_in_word(u32 k)
+{
+	u32 n = nr_cpus - 64 * k;
+
+	return n >= 64 ? ~0ULL : (1ULL << n) - 1;
+}
+
+/* Is @cpu's bit set in @cands (a mask over CS_MAX_CPUS CPUs)? */
+static bool cand_bit(const u64 *cands, u32 cpu)
+{
+	u32 k = cpu >> 6;
+
+	/* Keep the mask: clang drops it where it knows cpu < 512, and the
+	 * verifier does not always know that. */
+	barrier_var(k);
+	k &= CS_MAX_CPUS / 64 - 1;
+	return cands[k] & (1ULL << (cpu & 63));
+}
+
+/*
+ * Best CPU for a task of @slot among the idle CPUs @p may run on: its
+ * cookie already on the core (score 3), then an idle core, then any
+ * compatible one; @prev_cpu wins ties and is taken at once from score 2.
+ * Returns -1 if none. The masks are read a word (64 CPUs) at a time; the
+ * walk over the CPUs tests a bit each and scores only the set ones, and
+ * stops at the first score 3. Global (verified once): @p is the kernel's
+ * (__arg_trusted), so its cpus_ptr may be read.
+ */
+__attribute__((noinline)) s32 pick_cpu(struct task_struct *p __arg_trusted,
+				       s32 prev_cpu, u32 slot)
+{
+	u64 cands[CS_MAX_CPUS / 64] = {};
+	const struct cpumask *idle;
+	int best_score = 0, k, i;
 	s32 best = -1;
 
+	idle = scx_bpf_get_idle_cpumask();
+	bpf_for(k, 0, CS_MAX_CPUS / 64) {
+		if ((u32)k * 64 >= nr_cpus)
+			break;
+		cands[k & (CS_MAX_CPUS / 64 - 1)] = mask_word(idle, k) &
+						    mask_word(p->cpus_ptr, k) &
+						    cpus_in_word(k);
+	}
+	scx_bpf_put_idle_cpumask(idle);
+
 	if (prev_cpu >= 0 && prev_cpu < CS_MAX_CPUS &&
-	    (cands & (1ULL << prev_cpu))) {
+	    cand_bit(cands, prev_cpu)) {
 		best_score = place_score(prev_cpu, slot);
 		if (best_score)
 			best = prev_cpu;
@@ -727,39 +816,30 @@ __attribute__((noinline)) s32 pick_cpu(u64 cands, s32 prev_cpu, u32 slot)
 	bpf_for(i, 0, CS_MAX_CPUS) {
 		int score;
 
-		if (!(cands & (1ULL << (i & 63))) || i == prev_cpu)
+		if ((u32)i >= nr_cpus)
+			break;
+		if (!cand_bit(cands, i) || i == prev_cpu)
 			continue;
 		score = place_score(i, slot);
 		if (score > best_score) {
 			best = i;
 			best_score = score;
+			if (score == 3)
+				break;
 		}
 	}
 	return best;
 }
 
-/* Best idle CPU for @p of @slot, preferring @prev_cpu on ties; or -1. */
-static s32 find_cpu(struct task_struct *p, u8 slot, s32 prev_cpu)
-{
-	const struct cpumask *idle = scx_bpf_get_idle_cpumask();
-	u64 cands = BPF_CORE_READ(idle, bits[0]) &
-		    BPF_CORE_READ(p, cpus_ptr, bits[0]);
-
-	scx_bpf_put_idle_cpumask(idle);
-	if (nr_cpus < 64)
-		cands &= (1ULL << nr_cpus) - 1;
-	return pick_cpu(cands, prev_cpu, slot);
-}
-
-/* The lowest CPU of @allowed that is online for sched_ext, or @dflt. */
-__attribute__((noinline)) s32 any_online_cpu(u64 allowed, s32 dflt)
+/* The lowest CPU @p may run on that is online for sched_ext, or @dflt. */
+static s32 any_online_cpu(struct task_struct *p, s32 dflt)
 {
 	s32 i;
 
 	bpf_for(i, 0, CS_MAX_CPUS) {
 		if ((u32)i >= nr_cpus)
 			break;
-		if ((allowed & (1ULL << (i & 63))) && scx_online(i))
+		if (bpf_cpumask_test_cpu(i, p->cpus_ptr) && scx_online(i))
 			return i;
 	}
 	return dflt;
@@ -783,16 +863,16 @@ s32 BPF_STRUCT_OPS(cs_select_cpu, struct task_struct *p, s32 prev_cpu,
 	 */
 	cpu = bpf_get_smp_processor_id();
 	if ((wake_flags & SCX_WAKE_SYNC) && cpu < CS_MAX_CPUS &&
-	    (BPF_CORE_READ(p, cpus_ptr, bits[0]) & (1ULL << cpu)) &&
+	    bpf_cpumask_test_cpu(cpu, p->cpus_ptr) &&
 	    cs_next(core_read(cpu), sib_of(cpu)) == slot && scx_online(cpu))
 		return cpu;
-	cpu = find_cpu(p, slot, prev_cpu);
+	cpu = pick_cpu(p, prev_cpu, slot);
 	if (cpu >= 0 && scx_bpf_test_and_clear_cpu_idle(cpu))
 		return cpu;
 	if (scx_online(prev_cpu))
 		return prev_cpu;
 	/* Not onto a CPU that is coming up or going down (scx_online). */
-	return any_online_cpu(BPF_CORE_READ(p, cpus_ptr, bits[0]), prev_cpu);
+	return any_online_cpu(p, prev_cpu);
 }
 
 void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
@@ -823,7 +903,7 @@ void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
 	/* Wakeups were placed by select_cpu; others need a CPU woken. */
 	if (enq_flags & SCX_ENQ_WAKEUP)
 		return;
-	cpu = find_cpu(p, slot, scx_bpf_task_cpu(p));
+	cpu = pick_cpu(p, scx_bpf_task_cpu(p), slot);
 	if (cpu >= 0 && scx_bpf_test_and_clear_cpu_idle(cpu))
 		cs_kick(cpu, SCX_KICK_IDLE);
 }
@@ -1116,8 +1196,17 @@ void BPF_STRUCT_OPS(cs_cpu_offline, s32 cpu)
 	set_claim(cpu, CS_SLOT_NONE);
 }
 
+/*
+ * A CPU that was offline at load: ask the loader for its siblings (it
+ * stays fenced until they are written). The count tells the loader that
+ * it has asks to serve even if the ring buffer was full.
+ */
 void BPF_STRUCT_OPS(cs_cpu_online, s32 cpu)
 {
+	if (!fenced(cpu))
+		return;
+	__sync_fetch_and_add(&topo_asks, 1);
+	bpf_ringbuf_output(&online_rb, &cpu, sizeof(cpu), BPF_RB_FORCE_WAKEUP);
 }
 
 s32 BPF_STRUCT_OPS_SLEEPABLE(cs_init)
@@ -1126,7 +1215,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(cs_init)
 	s32 ret;
 
 	for (i = 0; i < CS_MAX_CPUS; i++)
-		core_word[i] = CS_WORD_IDLE;
+		core_state[i].word = CS_WORD_IDLE;
 	slot_table_init();
 	set_live(0, true);
 	for (i = 0; i < NR_DSQS; i++) {

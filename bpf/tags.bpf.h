@@ -102,7 +102,11 @@ __attribute__((noinline)) bool slot_in_core_words(u32 s)
 	int c, i;
 
 	bpf_for(c, 0, CS_MAX_CPUS) {
-		u64 w = core_word[c & (CS_MAX_CPUS - 1)];
+		u64 w;
+
+		if ((u32)c >= nr_cpus) /* no more cores than CPUs */
+			break;
+		w = core_state[c & (CS_MAX_CPUS - 1)].word;
 
 		for (i = 0; i < CS_MAX_SMT; i++)
 			if (cs_next(w, i) == s || cs_cur(w, i) == s)

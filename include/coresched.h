@@ -41,7 +41,7 @@
 #define CS_PIN_DIR "/sys/fs/bpf/scx_coresched"
 #define CS_OPS_NAME "coresched"
 
-#define CS_MAX_CPUS 64
+#define CS_MAX_CPUS 512 /* a power of two: BPF indexes are masked with it */
 #define CS_MAX_SMT 4
 #define CS_MAX_CGRP_TAGS 4096
 #define CS_MAX_CGRP_DEPTH 16

@@ -40,6 +40,16 @@
 #define CS_NR_SLOTS 253 /* real slots: 0 .. 252 */
 #define CS_WORD_IDLE (~0ULL) /* every next and cur is NONE */
 
+/*
+ * One core's state word, alone on its cache line: the siblings of one
+ * core write it at every switch, and no other core's CPUs should pay for
+ * that.
+ */
+struct cs_core {
+	__u64 word;
+	__u64 pad[7];
+};
+
 enum cs_verdict {
 	CS_CLAIM_OK = 0,
 	CS_BLOCKED_STABLE = 1, /* a sibling runs an incompatible cookie */

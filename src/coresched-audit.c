@@ -431,6 +431,37 @@ static int verdict(const struct cs_sweep *s)
 						       : CS_AUDIT_EXIT_CLEAN;
 }
 
+/*
+ * A CPU offline when the topology was read has records: it came online.
+ * Place it (and any other newcomer) in @ctx, the topology the sweep reads.
+ */
+static void place_new_cpus(void *ctx, int cpu)
+{
+	struct cs_topo *t = ctx, *now = malloc(sizeof(*now));
+	int added[CS_MAX_CPUS], n, i;
+	char msg[512];
+
+	if (!now || cs_topo_read_online(now, CPU_SYSFS, msg, sizeof(msg))) {
+		fprintf(stderr,
+			PROG
+			": CPU %d came online; its siblings cannot be read: %s\n",
+			cpu, now ? msg : "out of memory");
+		free(now);
+		return;
+	}
+	n = cs_topo_merge(t, now, added, CS_MAX_CPUS, msg, sizeof(msg));
+	free(now);
+	if (msg[0])
+		fprintf(stderr, PROG ": %s; its records are not checked\n",
+			msg);
+	for (i = 0; i < n; i++)
+		fprintf(stderr,
+			PROG
+			": CPU %d came online: thread %d of core %d, watched from now on\n",
+			added[i], t->cpu_sib[added[i]] + 1,
+			t->cpu_core[added[i]]);
+}
+
 /* Set up the topology, the BPF side and the trace; audit; report. */
 static int audit(const struct cs_audit_opts *o)
 {
@@ -468,14 +499,17 @@ static int audit(const struct cs_audit_opts *o)
 			free(s);
 			return CS_AUDIT_EXIT_ERROR;
 		}
-		ops = (struct cs_sweep_ops){ cs_trace_slice, cs_trace_window,
-					     &trace };
+		ops.slice = cs_trace_slice;
+		ops.window = cs_trace_window;
+		ops.ctx = &trace;
 	}
 	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	if (stats_fd < 0)
 		fprintf(stderr, PROG ": bpf_cpu_ns not measured: %s\n",
 			strerror(errno));
 	catch_signals();
+	ops.topo_miss = place_new_cpus;
+	ops.topo_ctx = &topo;
 	cs_sweep_init(s, &topo, o->mode, o->exempt_foreign, cs_now_ns(), &ops);
 	trace.t0 = s->t0;
 	err = run(skel, s, o, &r);

@@ -183,6 +183,12 @@ void cs_sweep_event(struct cs_sweep *s, const struct obs_event *ev)
 	s->lost += ev->lost_before;
 	if (ev->ts > s->now)
 		s->now = ev->ts;
+	if (!in_topo(s, ev->cpu) && s->ops.topo_miss && ev->cpu < CS_MAX_CPUS &&
+	    (!s->topo_asked ||
+	     ev->ts >= s->topo_asked + CS_SWEEP_TOPO_RETRY_NS)) {
+		s->topo_asked = ev->ts;
+		s->ops.topo_miss(s->ops.topo_ctx, ev->cpu);
+	}
 	if (!in_topo(s, ev->cpu)) {
 		s->ignored++;
 		return;

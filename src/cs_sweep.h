@@ -52,7 +52,17 @@ struct cs_sweep_ops {
 		      const struct obs_event *ev);
 	void (*window)(void *ctx, const struct cs_sweep_window *w);
 	void *ctx;
+	/*
+	 * A record of a CPU outside the topology (offline when it was read)
+	 * came: place it if you can (cs_topo_merge into the topology the
+	 * sweep reads). Asked at most once per CS_SWEEP_TOPO_RETRY_NS of
+	 * record time; the CPU's records are ignored until it is placed.
+	 */
+	void (*topo_miss)(void *topo_ctx, int cpu);
+	void *topo_ctx;
 };
+
+#define CS_SWEEP_TOPO_RETRY_NS 100000000ULL /* 100 ms */
 
 struct cs_sweep_pending {
 	struct obs_event ev;
@@ -70,6 +80,7 @@ struct cs_sweep {
 	__u64 lost; /* records the BPF side could not send */
 	__u64 late; /* records older than one already swept */
 	__u64 ignored; /* records of CPUs outside the topology */
+	__u64 topo_asked; /* record time of the last ops.topo_miss */
 	bool known[CS_MAX_CPUS];
 	struct obs_event cur[CS_MAX_CPUS]; /* what each CPU runs since cur.ts */
 	struct cs_sweep_core core[CS_MAX_CPUS];

@@ -411,6 +411,65 @@ out:
 	return ret;
 }
 
+/*
+ * The core of @t that @cpu's siblings in @now (other than @cpu) belong
+ * to: -1 if @t knows none of them, -2 if it holds them in two cores.
+ */
+static int known_core(const struct cs_topo *t, const struct cs_topo *now,
+		      int cpu)
+{
+	int k = now->cpu_core[cpu], i, core = -1;
+
+	for (i = 0; i < now->core_nr[k]; i++) {
+		int c = now->core_cpu[k][i], ck;
+
+		if (c == cpu || (ck = t->cpu_core[c]) < 0)
+			continue;
+		if (core >= 0 && core != ck)
+			return -2;
+		core = ck;
+	}
+	return core;
+}
+
+int cs_topo_merge(struct cs_topo *t, const struct cs_topo *now, int *added,
+		  int max, char *err, size_t len)
+{
+	int cpu, core, n = 0;
+
+	err[0] = '\0';
+	for (cpu = 0; cpu < now->nr_cpus && cpu < CS_MAX_CPUS; cpu++) {
+		if (now->cpu_core[cpu] < 0 || t->cpu_core[cpu] >= 0)
+			continue; /* offline now, or known already */
+		if (n >= max)
+			break;
+		core = known_core(t, now, cpu);
+		if (core == -2) {
+			snprintf(err, len,
+				 "the siblings of CPU %d are in two cores of the topology read before: it stays fenced",
+				 cpu);
+			continue;
+		}
+		if (core < 0)
+			core = t->nr_cores++;
+		if (t->core_nr[core] >= CS_MAX_SMT) {
+			snprintf(err, len,
+				 "CPU %d would be thread %d of its core; at most %d are supported: it stays fenced",
+				 cpu, t->core_nr[core] + 1, CS_MAX_SMT);
+			if (core == t->nr_cores - 1 && !t->core_nr[core])
+				t->nr_cores--;
+			continue;
+		}
+		t->core_cpu[core][t->core_nr[core]] = cpu;
+		t->cpu_sib[cpu] = t->core_nr[core]++;
+		t->cpu_core[cpu] = core;
+		if (t->core_nr[core] > t->smt)
+			t->smt = t->core_nr[core];
+		added[n++] = cpu;
+	}
+	return n;
+}
+
 int cs_topo_read(struct cs_topo *t, const char *root, char *err, size_t len)
 {
 	return topo_read(t, root, false, err, len);

@@ -54,7 +54,11 @@ struct cs_topo_map {
 	struct cs_topo_core core[CS_TOPO_MAX_CPUS];
 };
 
-/* The SMT topology the scheduler takes (at most CS_MAX_CPUS, all online). */
+/*
+ * The SMT topology the scheduler takes: at most CS_MAX_CPUS CPUs, cores of
+ * at most CS_MAX_SMT. A possible CPU whose siblings are unknown (offline
+ * when read) has cpu_core -1 until cs_topo_merge() places it.
+ */
 struct cs_topo {
 	int nr_cpus; /* highest possible cpu + 1 */
 	int nr_cores;
@@ -106,5 +110,19 @@ int cs_topo_read(struct cs_topo *t, const char *root, char *err, size_t len);
  */
 int cs_topo_read_online(struct cs_topo *t, const char *root, char *err,
 			size_t len);
+
+/*
+ * Place the CPUs that @now (a later cs_topo_read_online) shows online and
+ * @t does not know (cpu_core -1) into @t, keeping every core and sibling
+ * index @t already gave: a CPU joins the core of a sibling @t knows, as its
+ * next sibling, or else a new core with its other new siblings. The CPUs
+ * placed go to @added (at most @max), in the order they were placed;
+ * returns how many. A CPU that would make its core wider than CS_MAX_SMT,
+ * or whose known siblings @t holds in two cores (sysfs disagrees with
+ * what was read before), stays unknown, and @err says which (else it is
+ * "").
+ */
+int cs_topo_merge(struct cs_topo *t, const struct cs_topo *now, int *added,
+		  int max, char *err, size_t len);
 
 #endif /* __CS_TOPO_H */

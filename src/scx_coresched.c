@@ -33,6 +33,7 @@
 
 /* The skeleton spells the BPF side's global variables with kernel types. */
 typedef __u8 u8;
+typedef __u16 u16;
 typedef __u32 u32;
 typedef __s32 s32;
 typedef __u64 u64;
@@ -268,26 +269,44 @@ static void check_kernel(const struct opts *o)
 		die("%s", err);
 }
 
+/* The topology, before the scheduler is loaded; unknown CPUs are fenced. */
 static void set_topology(struct coresched *skel, const struct cs_topo *t)
 {
+	struct coresched__bss *bss = skel->bss;
 	int cpu, core, i;
 
 	skel->rodata->nr_cpus = t->nr_cpus;
 	for (cpu = 0; cpu < CS_MAX_CPUS; cpu++) {
-		skel->rodata->cpu_core[cpu] = t->cpu_core[cpu] < 0 ? 0 : t->cpu_core[cpu];
-		skel->rodata->cpu_sib[cpu] = t->cpu_sib[cpu];
+		bss->cpu_core[cpu] = t->cpu_core[cpu] < 0 ? 0 :
+							    t->cpu_core[cpu];
+		bss->cpu_sib[cpu] = t->cpu_sib[cpu];
+		bss->cpu_known[cpu] = t->cpu_core[cpu] >= 0;
 	}
 	for (core = 0; core < CS_MAX_CPUS; core++) {
-		skel->rodata->core_nr[core] = t->core_nr[core];
-		skel->rodata->core_cpus[core] = 0;
-		for (i = 0; i < CS_MAX_SMT; i++) {
-			skel->rodata->core_cpu[core][i] =
-				t->core_cpu[core][i] < 0 ? 0xff : t->core_cpu[core][i];
-			if (t->core_cpu[core][i] >= 0)
-				skel->rodata->core_cpus[core] |=
-					1ULL << t->core_cpu[core][i];
-		}
+		bss->core_nr[core] = t->core_nr[core];
+		for (i = 0; i < CS_MAX_SMT; i++)
+			bss->core_cpu[core][i] = t->core_cpu[core][i] < 0 ?
+							 0xffff :
+							 t->core_cpu[core][i];
 	}
+}
+
+/*
+ * Give the running scheduler @cpu's place, which @t holds, in the order
+ * bpf/core_state.bpf.h needs (cpu_known last): from then on it is in its
+ * core and runs tenants.
+ */
+static void unfence(struct coresched *skel, const struct cs_topo *t, int cpu)
+{
+	volatile struct coresched__bss *bss = skel->bss;
+	int core = t->cpu_core[cpu], sib = t->cpu_sib[cpu];
+
+	bss->core_cpu[core][sib] = cpu;
+	bss->cpu_sib[cpu] = sib;
+	bss->cpu_core[cpu] = core;
+	__atomic_store_n(&bss->core_nr[core], t->core_nr[core],
+			 __ATOMIC_SEQ_CST);
+	__atomic_store_n(&bss->cpu_known[cpu], 1, __ATOMIC_SEQ_CST);
 }
 
 static void snapshot(struct coresched *skel, struct cs_snapshot *s)
@@ -315,8 +334,9 @@ static const char *mode_name(int mode)
 struct sched {
 	struct coresched *skel;
 	struct bpf_link *ops_link, *commit_link, *dead_link;
-	struct ring_buffer *exit_rb;
+	struct ring_buffer *exit_rb; /* and online_rb */
 	bool ended; /* the kernel disabled it (exit_rb) */
+	__u64 asks_seen; /* topo_asks served, ~0 before the first pass */
 };
 
 enum run_end { RUN_STOPPED, RUN_EJECTED };
@@ -326,6 +346,15 @@ static int on_exit_event(void *ctx, void *data, size_t len)
 	(void)data;
 	(void)len;
 	((struct sched *)ctx)->ended = true;
+	return 0;
+}
+
+/* A fenced CPU came online: sched_wait() sees topo_asks move. */
+static int on_online_event(void *ctx, void *data, size_t len)
+{
+	(void)ctx;
+	(void)data;
+	(void)len;
 	return 0;
 }
 
@@ -364,45 +393,61 @@ static void smt_back_on(void)
 /* What drain_siblings() needs; the guard gets a copy at its fork. */
 struct drain_arg {
 	struct coresched *skel; /* its .bss is shared with the guard */
-	const struct cs_topo *topo;
 };
 
 /* Does @cpu run nothing but its own kernel threads (or nothing)? */
 static bool cpu_drained(const struct drain_arg *d, int cpu)
 {
 	volatile struct coresched__bss *bss = d->skel->bss;
-	int core = d->topo->cpu_core[cpu], sib = d->topo->cpu_sib[cpu];
+	int core = bss->cpu_core[cpu], sib = bss->cpu_sib[cpu];
 
-	return bss->drained[cpu] ||
-	       cs_cur(bss->core_word[core], sib) == CS_SLOT_NONE;
+	return bss->drained[cpu] || !bss->cpu_known[cpu] ||
+	       cs_cur(bss->core_state[core].word, sib) == CS_SLOT_NONE;
 }
 
 /*
  * Before SMT goes off under the scheduler: drain every sibling but the
- * first of each core (the kernel's primary thread, the one that stays
- * online; bpf/coresched.bpf.c, Draining) and wait until each runs
+ * lowest-numbered of each core (the kernel's primary thread, the one that
+ * stays online; bpf/coresched.bpf.c, Draining) and wait until each runs
  * nothing but its own kernel threads, up to CS_DRAIN_WAIT_MS (then it
- * says so). Nothing to do if SMT is off already.
+ * says so). Nothing to do if SMT is off already. The cores are read from
+ * the scheduler's .bss, which the guard shares: CPUs placed after the
+ * guard forked (serve_fenced) are there.
  */
 static void drain_siblings(void *arg)
 {
 	const struct drain_arg *d = arg;
-	__u64 mask = 0, left, t0 = cs_now_ns();
-	int core, i, cpu;
+	volatile struct coresched__bss *bss = d->skel->bss;
+	volatile __u8 *drain = bss->drain_cpu;
+	__u64 t0 = cs_now_ns();
+	int core, i, cpu, nr = 0, left = 0, first = -1, low;
 
 	if (!cs_smt_on())
 		return; /* off already: nothing goes down */
-	for (core = 0; core < d->topo->nr_cores; core++)
-		for (i = 1; i < d->topo->core_nr[core]; i++)
-			mask |= 1ULL << d->topo->core_cpu[core][i];
-	if (!mask)
+	for (core = 0; core < CS_MAX_CPUS; core++) {
+		int n = bss->core_nr[core] < CS_MAX_SMT ? bss->core_nr[core] :
+							  CS_MAX_SMT;
+
+		for (low = 0, i = 1; i < n; i++)
+			if (bss->core_cpu[core][i] < bss->core_cpu[core][low])
+				low = i;
+		for (i = 0; i < n; i++) {
+			if (i == low)
+				continue;
+			__atomic_store_n(&drain[bss->core_cpu[core][i] %
+						CS_MAX_CPUS],
+					 1, __ATOMIC_SEQ_CST);
+			nr++;
+		}
+	}
+	if (!nr)
 		return;
-	__atomic_store_n(&d->skel->bss->drain_mask, mask, __ATOMIC_SEQ_CST);
 	for (;;) {
 		left = 0;
+		first = -1;
 		for (cpu = 0; cpu < CS_MAX_CPUS; cpu++)
-			if ((mask & (1ULL << cpu)) && !cpu_drained(d, cpu))
-				left |= 1ULL << cpu;
+			if (drain[cpu] && !cpu_drained(d, cpu) && !left++)
+				first = cpu;
 		if (!left) {
 			fprintf(stderr,
 				"scx_coresched: siblings drained in %.1f ms; switching SMT off\n",
@@ -414,8 +459,33 @@ static void drain_siblings(void *arg)
 		usleep(1000);
 	}
 	fprintf(stderr,
-		"scx_coresched: siblings (CPU mask %#llx) still run tasks %d ms after being drained; switching SMT off anyway\n",
-		(unsigned long long)left, CS_DRAIN_WAIT_MS);
+		"scx_coresched: %d siblings (CPU %d first) still run tasks %d ms after being drained; switching SMT off anyway\n",
+		left, first, CS_DRAIN_WAIT_MS);
+}
+
+/*
+ * Wait until sched_ext's enable transition is over (first_dispatch_ns in
+ * bpf/coresched.bpf.c), then one default slice (20 ms) more, for the
+ * tasks it left running to be preempted by their first tick; at most
+ * CS_SETTLE_WAIT_MS, then say so.
+ */
+#define CS_SETTLE_WAIT_MS 5000
+static void settle(struct sched *s)
+{
+	__u64 t0 = cs_now_ns();
+
+	while (!__atomic_load_n(&s->skel->bss->first_dispatch_ns,
+				__ATOMIC_SEQ_CST)) {
+		if (cs_now_ns() - t0 > CS_SETTLE_WAIT_MS * 1000000ULL) {
+			fprintf(stderr,
+				"scx_coresched: no CPU has asked the scheduler for work %d ms after it was attached; tasks queued while sched_ext attached it may still run unclaimed\n",
+				CS_SETTLE_WAIT_MS);
+			return;
+		}
+		usleep(1000);
+	}
+	usleep(20000);
+	step("enable transition over");
 }
 
 /* Attach tracing program @prog; NULL, with a message naming @what, if not. */
@@ -466,11 +536,14 @@ static int sched_start(struct sched *s, const struct opts *o,
 	}
 	s->exit_rb = ring_buffer__new(bpf_map__fd(s->skel->maps.exit_rb),
 				      on_exit_event, s, NULL);
-	if (!s->exit_rb) {
-		snprintf(err, len, "cannot open the exit ring buffer: %s",
+	if (!s->exit_rb ||
+	    ring_buffer__add(s->exit_rb, bpf_map__fd(s->skel->maps.online_rb),
+			     on_online_event, s)) {
+		snprintf(err, len, "cannot open the exit ring buffers: %s",
 			 strerror(errno));
 		goto fail;
 	}
+	s->asks_seen = ~0ULL;
 	s->commit_link =
 		attach_hook(s->skel->progs.cs_commit,
 			    "context-switch commit hook (sched_switch)", err,
@@ -494,6 +567,7 @@ static int sched_start(struct sched *s, const struct opts *o,
 			 strerror(errno));
 		goto fail;
 	}
+	settle(s);
 	smt_back_on();
 	return 0;
 fail:
@@ -502,11 +576,68 @@ fail:
 }
 
 /*
+ * CPUs whose siblings were unknown (offline at load) came online, or may
+ * have between the topology read and the attach: read their siblings from
+ * sysfs, place them in @topo and unfence them. Served again at the next
+ * interval if sysfs did not show them yet.
+ */
+static void serve_fenced(struct sched *s, struct cs_topo *topo)
+{
+	__u64 asks =
+		__atomic_load_n(&s->skel->bss->topo_asks, __ATOMIC_SEQ_CST);
+	struct cs_topo *now;
+	int added[CS_MAX_CPUS], n, i, cpu;
+	char err[512], msg[256];
+
+	if (asks == s->asks_seen)
+		return;
+	for (cpu = 0; cpu < topo->nr_cpus; cpu++)
+		if (topo->cpu_core[cpu] < 0)
+			break;
+	if (cpu == topo->nr_cpus) { /* none fenced */
+		s->asks_seen = asks;
+		return;
+	}
+	now = malloc(sizeof(*now));
+	if (!now)
+		die("out of memory");
+	if (cs_topo_read_online(now, "/sys/devices/system/cpu", err,
+				sizeof(err))) {
+		fprintf(stderr,
+			"scx_coresched: CPUs that came online stay fenced (they run only their own kernel threads): %s\n",
+			err);
+		s->asks_seen = asks;
+		free(now);
+		return;
+	}
+	n = cs_topo_merge(topo, now, added, CS_MAX_CPUS, msg, sizeof(msg));
+	free(now);
+	if (msg[0])
+		fprintf(stderr, "scx_coresched: %s\n", msg);
+	for (i = 0; i < n; i++) {
+		cpu = added[i];
+		unfence(s->skel, topo, cpu);
+		fprintf(stderr,
+			"scx_coresched: CPU %d came online: thread %d of core %d (%d threads), isolated from now on\n",
+			cpu, topo->cpu_sib[cpu] + 1, topo->cpu_core[cpu],
+			topo->core_nr[topo->cpu_core[cpu]]);
+	}
+	if (n || msg[0])
+		s->asks_seen = asks;
+	for (cpu = 0; n && cpu < topo->nr_cpus; cpu++)
+		if (topo->cpu_core[cpu] < 0)
+			return;
+	if (n) /* every CPU placed: a closed-mode restart may use it */
+		cs_topo_save(topo);
+}
+
+/*
  * Print statistics until a signal stops us or the kernel disables the
- * scheduler. The exit ring buffer wakes us the moment ops.exit runs.
+ * scheduler. The exit ring buffer wakes us the moment ops.exit runs, the
+ * online one when a fenced CPU comes online.
  */
 static enum run_end sched_wait(struct sched *s, const struct opts *o,
-			       const struct cs_topo *topo)
+			       struct cs_topo *topo)
 {
 	int wait_ms = o->stats_secs > 0 ? (int)(o->stats_secs * 1000) : 1000;
 	struct cs_snapshot *prev = calloc(1, sizeof(*prev));
@@ -520,6 +651,7 @@ static enum run_end sched_wait(struct sched *s, const struct opts *o,
 	while (!stop && !s->ended && !s->skel->bss->exit_info.kind) {
 		__u64 now = cs_now_ns();
 
+		serve_fenced(s, topo);
 		if (now < next) {
 			ring_buffer__poll(s->exit_rb,
 					  (int)((next - now) / 1000000) + 1);
@@ -547,10 +679,15 @@ static void log_exit(struct sched *s)
 		ei->msg);
 }
 
-/* The SMT topology from sysfs, or the cached one while SMT is off. */
+/*
+ * The SMT topology from sysfs; else the one cached at the last start with
+ * every CPU online (SMT switched off by --fail-mode closed); else that of
+ * the online CPUs, the others fenced until they come online.
+ */
 static void read_topology(struct cs_topo *topo)
 {
-	char err[512];
+	char err[512], err2[512];
+	int cpu, n = 0;
 
 	if (!cs_topo_read(topo, "/sys/devices/system/cpu", err, sizeof(err))) {
 		cs_topo_save(topo);
@@ -562,7 +699,14 @@ static void read_topology(struct cs_topo *topo)
 			err);
 		return;
 	}
-	die("%s", err);
+	if (cs_topo_read_online(topo, "/sys/devices/system/cpu", err2,
+				sizeof(err2)))
+		die("%s", err2);
+	for (cpu = 0; cpu < topo->nr_cpus; cpu++)
+		n += topo->cpu_core[cpu] < 0;
+	fprintf(stderr,
+		"scx_coresched: %d possible CPUs are offline, their siblings unknown: each runs only its own kernel threads until it comes online and its siblings are read\n",
+		n);
 }
 
 /* Delay before restart number @n after an ejection: 0, 250 ms, ... 8 s. */
@@ -634,7 +778,6 @@ int main(int argc, char **argv)
 		started_at = cs_now_ns();
 		if (o.fail_mode == CS_FAIL_CLOSED) {
 			drain.skel = s.skel;
-			drain.topo = &topo;
 			guard = cs_guard_start(&gfd, drain_siblings, &drain);
 			if (guard < 0)
 				die("cannot start the guard process: %s",

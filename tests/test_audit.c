@@ -239,6 +239,66 @@ static bool test_unknown(void)
 	return true;
 }
 
+/*
+ * topo_miss stand-in: CPU 1 joins CPU 0's core (it came online), at the
+ * second ask (sysfs did not show it yet at the first).
+ */
+static int placed;
+static void place_cpu1(void *ctx, int cpu)
+{
+	struct cs_topo *t = ctx;
+
+	if (++placed < 2 || cpu != 1)
+		return;
+	t->core_cpu[0][1] = 1;
+	t->core_nr[0] = 2;
+	t->cpu_core[1] = 0;
+	t->cpu_sib[1] = 1;
+}
+
+/*
+ * A CPU offline when the topology was read (CPU 1 of a 1x2 core): its
+ * records ask the topology to place it, at most once per
+ * CS_SWEEP_TOPO_RETRY_NS; until placed they are ignored, after that its
+ * overlap with its sibling counts.
+ */
+static bool test_cpu_comes_online(void)
+{
+	const __u64 r = CS_SWEEP_TOPO_RETRY_NS;
+	struct obs_event ev[] = {
+		task(0, 0, 10, A),
+		task(10, 1, 20, B), /* asks; not placed: ignored */
+		task(20, 1, 21, B), /* within the retry time: not asked */
+		task(r + 10, 1, 22, B), /* asks again: placed, counted */
+	};
+	struct cs_sweep_ops ops = { .topo_miss = place_cpu1 };
+	struct cs_sweep_core tot;
+	struct cs_topo t;
+	struct cs_sweep s;
+
+	make_topo(&t, 1, 2);
+	t.core_cpu[0][1] = -1; /* CPU 1 offline at the start */
+	t.core_nr[0] = 1;
+	t.cpu_core[1] = -1;
+	ops.topo_ctx = &t;
+	placed = 0;
+	cs_sweep_init(&s, &t, CS_MODE_STRICT, false, 0, &ops);
+	feed(&s, ev, 2);
+	CHECK_EQ(placed, 1);
+	feed(&s, ev + 2, 1);
+	CHECK_EQ(placed, 1);
+	CHECK_EQ(s.ignored, 2);
+	feed(&s, ev + 3, 1);
+	CHECK_EQ(placed, 2);
+	CHECK_EQ(s.ignored, 2);
+	cs_sweep_finish(&s, r + 110);
+	cs_sweep_total(&s, &tot);
+	CHECK_EQ(tot.overlap_ns, 100); /* A beside B from r + 10 on */
+	CHECK_EQ(tot.windows, 1);
+	cs_sweep_free(&s);
+	return true;
+}
+
 /* Lost records make the sweep unverified; late ones too. */
 static bool test_lost_and_late(void)
 {
@@ -366,7 +426,8 @@ static bool test_trace_round_trip(void)
 	};
 	char path[] = "/tmp/test_audit_XXXXXX", err[256], *svg = NULL;
 	struct cs_trace_data d;
-	struct cs_sweep_ops ops = { cs_trace_slice, cs_trace_window, NULL };
+	struct cs_sweep_ops ops = { .slice = cs_trace_slice,
+				    .window = cs_trace_window };
 	struct cs_trace tr;
 	struct cs_topo t;
 	struct cs_sweep s;
@@ -459,6 +520,7 @@ int main(void)
 	RUN(four_siblings);
 	RUN(idle_and_exempt);
 	RUN(unknown);
+	RUN(cpu_comes_online);
 	RUN(lost_and_late);
 	RUN(boundaries);
 	RUN(detects_a_broken_check);

@@ -118,9 +118,9 @@ static bool test_topo_parse_max(void)
 	bool small[8];
 	int i;
 
-	CHECK_INT(cs_parse_cpulist("64", mask, CS_MAX_CPUS), -ERANGE);
-	CHECK_INT(cs_parse_cpulist("0-64", mask, CS_MAX_CPUS), -ERANGE);
-	CHECK_INT(cs_parse_cpulist("0-63", mask, CS_MAX_CPUS), 64);
+	CHECK_INT(cs_parse_cpulist("512", mask, CS_MAX_CPUS), -ERANGE);
+	CHECK_INT(cs_parse_cpulist("0-512", mask, CS_MAX_CPUS), -ERANGE);
+	CHECK_INT(cs_parse_cpulist("0-511", mask, CS_MAX_CPUS), CS_MAX_CPUS);
 	/* With max 4, nothing at or past index 4 is touched. */
 	memset(small, 1, sizeof(small));
 	CHECK_INT(cs_parse_cpulist("0-3", small, 4), 4);
@@ -394,10 +394,39 @@ static bool test_topo_read_missing_siblings(void)
 	return true;
 }
 
+/* The edge: CS_MAX_CPUS (512) CPUs, SMT2, the last core 510-511. */
+static bool test_topo_read_max_cpus(void)
+{
+	static char lists[CS_MAX_CPUS][16];
+	static const char *sibs[CS_MAX_CPUS];
+	const char *root;
+	struct cs_topo t;
+	char err[256] = "", range[16];
+	int cpu;
+
+	for (cpu = 0; cpu < CS_MAX_CPUS; cpu++) {
+		snprintf(lists[cpu], sizeof(lists[cpu]), "%d-%d\n", cpu & ~1,
+			 cpu | 1);
+		sibs[cpu] = lists[cpu];
+	}
+	snprintf(range, sizeof(range), "0-%d\n", CS_MAX_CPUS - 1);
+	root = tree("max", range, range, sibs, CS_MAX_CPUS);
+	CHECK(root, "cannot build the fake tree");
+	CHECK(!cs_topo_read(&t, root, err, sizeof(err)), "failed: %s", err);
+	CHECK_INT(t.nr_cpus, CS_MAX_CPUS);
+	CHECK_INT(t.nr_cores, CS_MAX_CPUS / 2);
+	CHECK_INT(t.smt, 2);
+	CHECK_INT(t.cpu_core[CS_MAX_CPUS - 1], CS_MAX_CPUS / 2 - 1);
+	CHECK_INT(t.cpu_sib[CS_MAX_CPUS - 1], 1);
+	CHECK_INT(t.core_cpu[CS_MAX_CPUS / 2 - 1][0], CS_MAX_CPUS - 2);
+	return true;
+}
+
+/* One CPU past the edge: possible 0-512 is refused, naming the file. */
 static bool test_topo_read_too_many_cpus(void)
 {
 	static const char *const sibs[] = { "0\n" };
-	const char *root = TREE("big", "0-64\n", "0-64\n", sibs);
+	const char *root = TREE("big", "0-512\n", "0-512\n", sibs);
 	struct cs_topo t;
 	char err[256] = "";
 
@@ -405,6 +434,152 @@ static bool test_topo_read_too_many_cpus(void)
 	CHECK_INT(cs_topo_read(&t, root, err, sizeof(err)), -1);
 	CHECK(strstr(err, "/possible"), "message does not name the file: %s",
 	      err);
+	return true;
+}
+
+/* nosmt: possible 0-3, siblings {0,1} and {2,3}, only 0 and 2 online. */
+static bool test_topo_read_online_fences_offline(void)
+{
+	static const char *const sibs[] = { "0\n", NULL, "2\n", NULL };
+	static const int cores[][CS_MAX_SMT + 1] = { { 0, -1 }, { 2, -1 } };
+	const char *root = TREE("nosmt-boot", "0-3\n", "0,2\n", sibs);
+	struct cs_topo t;
+	char err[256] = "";
+
+	CHECK(root, "cannot build the fake tree");
+	CHECK(!cs_topo_read_online(&t, root, err, sizeof(err)), "failed: %s",
+	      err);
+	CHECK_TOPO(&t, 4, 1, 2, cores);
+	return true;
+}
+
+/* A topology by hand: @cores lists per core (-1 ends each), @nr_cores. */
+static void topo_by_hand(struct cs_topo *t, int nr_cpus,
+			 const int cores[][CS_MAX_SMT + 1], int nr_cores)
+{
+	int c, i;
+
+	memset(t, 0, sizeof(*t));
+	memset(t->cpu_core, -1, sizeof(t->cpu_core));
+	memset(t->core_cpu, -1, sizeof(t->core_cpu));
+	t->nr_cpus = nr_cpus;
+	t->nr_cores = nr_cores;
+	for (c = 0; c < nr_cores; c++)
+		for (i = 0; cores[c][i] >= 0; i++) {
+			t->core_cpu[c][i] = cores[c][i];
+			t->cpu_core[cores[c][i]] = c;
+			t->cpu_sib[cores[c][i]] = i;
+			t->core_nr[c] = i + 1;
+			if (i + 1 > t->smt)
+				t->smt = i + 1;
+		}
+}
+
+/*
+ * SMT switched on after a nosmt boot: CPUs 1 and 3 join the cores of 0
+ * and 2 as their second threads; the known places do not move.
+ */
+static bool test_topo_merge_siblings_join(void)
+{
+	static const int before[][CS_MAX_SMT + 1] = { { 0, -1 }, { 2, -1 } };
+	static const int after[][CS_MAX_SMT + 1] = { { 0, 1, -1 },
+						     { 2, 3, -1 } };
+	struct cs_topo t, now;
+	int added[CS_MAX_CPUS];
+	char err[256];
+
+	topo_by_hand(&t, 4, before, 2);
+	topo_by_hand(&now, 4, after, 2);
+	CHECK_INT(cs_topo_merge(&t, &now, added, CS_MAX_CPUS, err, sizeof(err)),
+		  2);
+	CHECK(!err[0], "unexpected message: %s", err);
+	CHECK_INT(added[0], 1);
+	CHECK_INT(added[1], 3);
+	CHECK_TOPO(&t, 4, 2, 2, after);
+	return true;
+}
+
+/*
+ * maxcpus=2 on 2x2 numbered by thread (cores {0,2}, {1,3}): CPUs 0 and 1
+ * were read as two cores; 2 and 3 join them. Then a new core {4,5}, read
+ * with another numbering (5's core first), gets the next core index, and
+ * keeps every index the first read gave.
+ */
+static bool test_topo_merge_new_core(void)
+{
+	static const int before[][CS_MAX_SMT + 1] = { { 0, -1 }, { 1, -1 } };
+	static const int now1[][CS_MAX_SMT + 1] = { { 0, 2, -1 },
+						    { 1, 3, -1 } };
+	static const int now2[][CS_MAX_SMT + 1] = { { 4, 5, -1 },
+						    { 1, 3, -1 },
+						    { 0, 2, -1 } };
+	static const int after[][CS_MAX_SMT + 1] = { { 0, 2, -1 },
+						     { 1, 3, -1 },
+						     { 4, 5, -1 } };
+	struct cs_topo t, now;
+	int added[CS_MAX_CPUS];
+	char err[256];
+
+	topo_by_hand(&t, 6, before, 2);
+	topo_by_hand(&now, 6, now1, 2);
+	CHECK_INT(cs_topo_merge(&t, &now, added, CS_MAX_CPUS, err, sizeof(err)),
+		  2);
+	topo_by_hand(&now, 6, now2, 3);
+	CHECK_INT(cs_topo_merge(&t, &now, added, CS_MAX_CPUS, err, sizeof(err)),
+		  2);
+	CHECK_INT(added[0], 4);
+	CHECK_INT(added[1], 5);
+	CHECK(!err[0], "unexpected message: %s", err);
+	CHECK_TOPO(&t, 6, 2, 3, after);
+	return true;
+}
+
+/*
+ * The edge of CS_MAX_SMT: a fifth thread for a known SMT4 core stays
+ * fenced, and the message names it; the merge goes on with the others.
+ */
+static bool test_topo_merge_too_wide(void)
+{
+	static const int before[][CS_MAX_SMT + 1] = { { 0, 1, 2, 3, -1 },
+						      { 5, -1 } };
+	static const int now1[][CS_MAX_SMT + 1] = { { 0, 1, 2, 3, -1 },
+						    { 4, 1, -1 },
+						    { 5, 6, -1 } };
+	static const int after[][CS_MAX_SMT + 1] = { { 0, 1, 2, 3, -1 },
+						     { 5, 6, -1 } };
+	struct cs_topo t, now;
+	int added[CS_MAX_CPUS];
+	char err[256];
+
+	topo_by_hand(&t, 7, before, 2);
+	topo_by_hand(&now, 7, now1, 3);
+	CHECK_INT(cs_topo_merge(&t, &now, added, CS_MAX_CPUS, err, sizeof(err)),
+		  1);
+	CHECK_INT(added[0], 6);
+	CHECK(strstr(err, "CPU 4 ") && strstr(err, "fenced"),
+	      "message does not name CPU 4: %s", err);
+	CHECK_INT(t.cpu_core[4], -1);
+	CHECK_TOPO(&t, 7, 4, 2, after);
+	return true;
+}
+
+/* Siblings that a first read put in two cores: the newcomer stays out. */
+static bool test_topo_merge_disagreeing_reads(void)
+{
+	static const int before[][CS_MAX_SMT + 1] = { { 0, -1 }, { 1, -1 } };
+	static const int now1[][CS_MAX_SMT + 1] = { { 0, 1, 2, -1 } };
+	struct cs_topo t, now;
+	int added[CS_MAX_CPUS];
+	char err[256];
+
+	topo_by_hand(&t, 3, before, 2);
+	topo_by_hand(&now, 3, now1, 1);
+	CHECK_INT(cs_topo_merge(&t, &now, added, CS_MAX_CPUS, err, sizeof(err)),
+		  0);
+	CHECK(strstr(err, "CPU 2 ") && strstr(err, "two cores"),
+	      "message does not name CPU 2: %s", err);
+	CHECK_INT(t.cpu_core[2], -1);
+	CHECK_INT(t.nr_cores, 2);
 	return true;
 }
 
@@ -429,7 +604,13 @@ int main(void)
 	RUN(topo_read_asymmetric_lists);
 	RUN(topo_read_not_own_list);
 	RUN(topo_read_missing_siblings);
+	RUN(topo_read_max_cpus);
 	RUN(topo_read_too_many_cpus);
+	RUN(topo_read_online_fences_offline);
+	RUN(topo_merge_siblings_join);
+	RUN(topo_merge_new_core);
+	RUN(topo_merge_too_wide);
+	RUN(topo_merge_disagreeing_reads);
 
 	if (fake_cleanup())
 		return 1;

@@ -68,15 +68,18 @@ poll() {
 	done
 }
 
-# start_sched ARGS...: load scx_coresched; true once it is enabled. At a
-# high priority: the BPF verifier runs in the loader, and beside tenants
-# that spin on every vCPU a load took many times its idle 5 s.
+# start_sched ARGS...: load scx_coresched; true once it is enabled and
+# the loader says so (after sched_ext's enable transition, whose leftover
+# tasks run unclaimed). At a high priority: the BPF verifier runs in the
+# loader, and beside tenants that spin on every vCPU a load took many
+# times its idle 5 s.
 start_sched() {
 	nice -n -15 "$SCHED" "$@" >"$TMP/sched.out" 2>"$TMP/sched.err" &
 	SCHED_PID=$!
 	local i
 	for ((i = 0; i < 240; i++)); do
-		sched_is enabled coresched && return 0
+		sched_is enabled coresched &&
+			file_has "$TMP/sched.err" "enabled, mode" && return 0
 		kill -0 $SCHED_PID 2>/dev/null || break
 		nap 0.25
 	done
@@ -329,16 +332,20 @@ finish() {
 	exit $((nfail > 0))
 }
 
-# check_topology: the guest has the SCX_TOPO (CxT) topology tools/vm was
-# asked for; with qemu's numbering cpu0's siblings are cpus 0..T-1.
+# check_topology: the guest has the SCX_TOPO (CxT, or SxCxT with sockets)
+# topology tools/vm was asked for; with qemu's numbering cpu0's siblings
+# are cpus 0..T-1.
 check_topology() {
-	local topo=${SCX_TOPO:-2x2} cores threads want got ncores
-	cores=${topo%x*}
-	threads=${topo#*x}
+	local topo=${SCX_TOPO:-2x2} sockets cores threads want got ncores
+	IFS=x read -r sockets cores threads <<<"$topo"
+	[ -n "$threads" ] || { threads=$cores cores=$sockets sockets=1; }
+	cores=$((sockets * cores))
 	want="0-$((threads - 1))"
 	[ "$threads" = 1 ] && want=0
 	got=$(cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list)
-	ncores=$(cat /sys/devices/system/cpu/cpu*/topology/core_id | sort -u | wc -l)
+	ncores=$(for d in /sys/devices/system/cpu/cpu[0-9]*/topology; do
+		echo "$(cat $d/physical_package_id) $(cat $d/core_id)"
+	done | sort -u | wc -l)
 	if [ "$got" = "$want" ] && [ "$NCPU" = $((cores * threads)) ] &&
 		[ "$ncores" = "$cores" ]; then
 		pass "topology_$topo"
