@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# One guest of bench/scale: with kernel.bpf_stats_enabled, load
+# scx_coresched and, for each cookie count in SCX_SCALE_COOKIES (default
+# "8 250"), run that many prctl cookies of tasks that work 6 ms and sleep
+# 4 ms (build/cookie_duty: wakeups, enqueues, dispatches and ticks on
+# every CPU; 2 tasks per CPU, at least one per cookie), then measure for
+# SCX_SCALE_SECS (default 10) seconds: the BPF cost per call of each
+# callback (run_time_ns / run_cnt of its program) and forced idle. Prints
+#   scale ncpu=N cookies=K prog=NAME calls=C ns_per_call=X
+#   scale ncpu=N cookies=K forced_idle_pct=F
+# Run from the repository root in a tools/vm guest (bench/scale does).
+. tests/guest/lib.sh
+
+secs=${SCX_SCALE_SECS:-10}
+cookies=${SCX_SCALE_COOKIES:-8 250}
+progs="cs_select_cpu cs_enqueue cs_dispatch cs_tick cs_commit cs_running"
+
+# prog_stats FILE: "name run_time_ns run_cnt" of our programs, from bpftool.
+prog_stats() {
+	bpftool -j prog show | python3 -c '
+import json, sys
+for p in json.load(sys.stdin):
+    if p.get("name", "").startswith("cs_"):
+        print(p["name"], p.get("run_time_ns", 0), p.get("run_cnt", 0))
+' >"$1"
+}
+
+sysctl -qw kernel.bpf_stats_enabled=1
+if ! start_sched --stats 1 --json; then
+	echo "scale: the scheduler did not start: $(tail -n 2 "$TMP/sched.err")" >&2
+	exit 1
+fi
+for k in $cookies; do
+	# 2 x NCPU tasks in all (at least one per cookie), prctl cookies
+	n=$((2 * NCPU > k ? 2 * NCPU : k))
+	spawn "$ROOT/build/cookie_duty" "$k" "$n" $((secs + 8))
+	nap 3
+	prog_stats "$TMP/p0"
+	l0=$(wc -l <"$TMP/sched.out")
+	nap "$secs"
+	prog_stats "$TMP/p1"
+	l1=$(wc -l <"$TMP/sched.out")
+	join <(sort "$TMP/p0") <(sort "$TMP/p1") | while read -r name t0 c0 t1 c1; do
+		case " $progs " in *" $name "*) ;; *) continue ;; esac
+		calls=$((c1 - c0))
+		[ $calls -gt 0 ] || continue
+		echo "scale ncpu=$NCPU cookies=$k secs=$secs prog=$name calls=$calls ns_per_call=$(((t1 - t0) / calls))"
+	done
+	fi=$(sed -n "$((l0 + 1)),${l1}p" "$TMP/sched.out" |
+		python3 -c '
+import json, sys
+v = [json.loads(l)["forced_idle_pct"] for l in sys.stdin if l.startswith("{")]
+print("%.2f" % (sum(v) / len(v)) if v else "nan")')
+	echo "scale ncpu=$NCPU cookies=$k forced_idle_pct=$fi"
+	stop_bg
+	pkill -f cookie_duty
+done
+stop_sched
