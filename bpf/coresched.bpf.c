@@ -1238,12 +1238,34 @@ void BPF_STRUCT_OPS(cs_exit, struct scx_exit_info *ei)
 			   BPF_RB_FORCE_WAKEUP);
 }
 
+/*
+ * Another class's task of @slot starts on @cpu (commit). If the CPU holds
+ * a claim for one of our tasks, keep it: ops.dispatch moved that task to
+ * the local DSQ just before the intruder won the pick, and from an idle
+ * CPU no ops.cpu_release re-queues it, so it runs right after the
+ * intruder. Had the claim gone, a sibling could start a conflicting
+ * cookie meanwhile and that task would run beside it until a kick landed
+ * (a 0.2-0.3 ms window seen twice in TCG guests). cur (the intruder) and
+ * next (the claim) both block the siblings now; the next dispatch here
+ * replaces the claim if the task went elsewhere. With no claim, claim the
+ * intruder's cookie.
+ */
+static void intruder(s32 cpu, u8 slot)
+{
+	u8 claim = cs_next(core_read(cpu), sib_of(cpu));
+
+	if (claim == CS_SLOT_NONE || claim == slot)
+		impose(cpu, slot);
+	else
+		preempt_conflicts(cpu, slot);
+}
+
 /* Commit: at a context switch, record what this CPU now runs. */
 static void commit(struct task_struct *p)
 {
 	s32 cpu = bpf_get_smp_processor_id();
 	struct task_ctx *tctx;
-	u8 slot;
+	u8 slot, was;
 
 	if (draining(cpu))
 		drained[cpu & (CS_MAX_CPUS - 1)] =
@@ -1271,12 +1293,20 @@ static void commit(struct task_struct *p)
 		 */
 		slot = foreign_slot(p);
 		core_set_cur(cpu, slot);
-		impose(cpu, slot);
+		intruder(cpu, slot);
 		return;
 	}
 	tctx = task_ctx(p);
 	slot = tctx && tctx->slot != CS_SLOT_NONE ? tctx->slot : CS_SLOT_EXCL;
+	was = cs_cur(core_read(cpu), sib_of(cpu));
 	core_set_cur(cpu, slot);
+	/*
+	 * Leaving another cookie without a dispatch (our task was queued here
+	 * before an intruder ran, see intruder()): the siblings it forced
+	 * idle may run now, and no dispatch here will tell them.
+	 */
+	if (was != slot && was != CS_SLOT_NONE)
+		kick_forced_siblings(cpu);
 }
 
 /*

@@ -51,6 +51,15 @@
  *                sets cur[i] and the new task runs
  *      impose:   cs_cpu_release: set_claim(F), kick, preempt_conflicts(F),
  *                then the switch to the foreign task of cookie F
+ *      intrude:  an idle CPU that moved a task of X to its local DSQ is
+ *                about to switch to it, and a foreign task of cookie F
+ *                wins the pick instead (no cs_cpu_release from idle):
+ *                commit() sets cur = F, then intruder() keeps the claim
+ *                X and preempt_conflicts(F) (or, with no claim, imposes
+ *                as above); the task of X waits in the local DSQ
+ *      local:    that foreign task leaves and the task of X runs from the
+ *                local DSQ with no dispatch: cur = X, kicking forced
+ *                siblings if cur left another cookie
  *    A kick is processed under the target's rq lock, which its scheduler
  *    holds from dispatch to the end of the switch, so kicks to a CPU in
  *    those steps wait until it is quiescent again.
@@ -64,12 +73,15 @@
  *        no kick in flight) no idle CPU would get a task by dispatching
  *        now, whatever cookie it took for the best: otherwise it sleeps
  *        with work it may run and nothing will wake it.
- *    (c) in a quiescent state, next[i] and cur[i] name what runs on i.
+ *    (c) in a quiescent state, next[i] and cur[i] name what runs on i
+ *        (next[i] the task waiting in the local DSQ while an intruder
+ *        runs).
  *
  * 4. Bounds (chosen to keep the whole run near 10 s of CPU): cookies A,
  *    B, C are slots 1, 2, 3 in strict mode and 0, 1, 2 in fill mode (so
  *    that fill's "0 beside anything" is exercised); one queued task of
- *    each, 1 slice expiry and 1 foreign intrusion; all CPUs start idle with
+ *    each, 1 slice expiry and 1 foreign intrusion (impose or intrude);
+ *    all CPUs start idle with
  *    an IDLE kick each (the enqueue wakeups). Interleavings are explored to
  *    26 steps for 2 siblings and 12 for 4 (BFS levels; 4 siblings blow up
  *    beyond that: idle siblings that claim the held cookie, find nothing
@@ -123,6 +135,7 @@ enum {
 	BUG_NO_RELEASE_KICK = 1 << 1, /* set_claim(NONE) kicks nobody */
 	BUG_NO_KICK = 1 << 2, /* no kick_forced_siblings at all */
 	BUG_CLAIM_IGNORES_CUR = 1 << 3, /* verdict on next[] only */
+	BUG_INTRUDER_DROPS_CLAIM = 1 << 4, /* intruder() as impose() */
 };
 
 enum {
@@ -158,6 +171,8 @@ enum {
 	A_FINISH,
 	A_EXPIRE,
 	A_IMPOSE,
+	A_INTRUDE, /* an rt task wins the pick over a task just moved here */
+	A_LOCAL, /* that rt task leaves: the moved task runs, no dispatch */
 	A_STEP, /* the next step of the sibling's program (its pc) */
 };
 
@@ -166,7 +181,8 @@ struct sib {
 	__u8 pc, run, fgn, forced, kick, ci, was, best, chosen;
 	__u8 cand[3];
 	__u8 rq; /* slot of the preempted task, enqueued at the switch */
-	__u8 pad[3];
+	__u8 local; /* slot of a task moved here that an intruder delayed */
+	__u8 pad[2];
 };
 
 struct state {
@@ -439,6 +455,41 @@ static void to_switch(struct sib *c)
 
 #define HOW(i, act, arg) ((__u32)(i) | (__u32)(act) << 4 | (__u32)(arg) << 8)
 
+/*
+ * Successors of idle @i about to switch to the task it moved to its local
+ * DSQ (PC_COMMIT), in which an rt task of each cookie wins the pick first
+ * (no ops.cpu_release from an idle CPU): commit() sets cur to it, in
+ * this step (the sched_switch tracepoint, before the intruder runs), then
+ * intruder() keeps the claim and preempts the siblings in conflict with
+ * the intruder, or, with no claim, imposes. The moved task waits in local.
+ */
+static void intrude(struct model *m, const struct state *s0, size_t at,
+		    int i)
+{
+	struct state s;
+	struct sib *c;
+	__u8 claim;
+	int k;
+
+	for (k = 0; k < NR_COOKIES; k++) {
+		s = *s0;
+		c = &s.s[i];
+		s.imposes++;
+		c->local = c->chosen;
+		c->chosen = m->slot[k];
+		c->fgn |= FGN_CHOSEN;
+		claim = cs_next(s.word, i);
+		if ((m->bugs & BUG_INTRUDER_DROPS_CLAIM) || claim == NONE ||
+		    claim == c->chosen) {
+			c->pc = PC_ICLAIM;
+		} else {
+			s.word = cs_set_cur(s.word, i, c->chosen);
+			c->pc = PC_IPREEMPT;
+		}
+		add_state(m, &s, at, HOW(i, A_INTRUDE, k));
+	}
+}
+
 /* Every successor of state @at by sibling @i. */
 static void step(struct model *m, size_t at, int i)
 {
@@ -470,7 +521,29 @@ static void step(struct model *m, size_t at, int i)
 			add_state(m, &s, at, HOW(i, A_DELIVER, kick));
 			s = *s0;
 		}
-		if (c->fgn & FGN_RUNNING) {
+		if ((c->fgn & FGN_RUNNING) && c->local != NONE) {
+			/*
+			 * The intruder leaves; the task moved here before it
+			 * runs from the local DSQ, with no dispatch: commit()
+			 * sets cur (kicking forced siblings if leaving the
+			 * intruder's cookie); the old code dropped the claim at
+			 * the intrusion, so ops.running found none and imposed.
+			 */
+			slot = cs_cur(s.word, i);
+			s.word = cs_set_cur(s.word, i, c->local);
+			if (m->bugs & BUG_INTRUDER_DROPS_CLAIM) {
+				s.word = cs_set_next(s.word, i, c->local);
+				kick_forced(m, &s, i);
+				preempt_conflicts(m, &s, i, c->local);
+			} else if (slot != c->local && slot != NONE) {
+				kick_forced(m, &s, i);
+			}
+			c->run = c->local;
+			c->fgn = 0;
+			c->local = NONE;
+			add_state(m, &s, at, HOW(i, A_LOCAL, 0));
+			s = *s0;
+		} else if (c->fgn & FGN_RUNNING) {
 			enter_dispatch(c); /* the foreign task leaves */
 			add_state(m, &s, at, HOW(i, A_FINISH, 0));
 			s = *s0;
@@ -614,6 +687,10 @@ static void step(struct model *m, size_t at, int i)
 		break;
 	case PC_OUT:
 	case PC_COMMIT:
+		if (s0->s[i].pc == PC_COMMIT && c->run == NONE &&
+		    !(c->fgn & FGN_CHOSEN) && c->chosen != NONE &&
+		    s.imposes < m->max_imposes)
+			intrude(m, &s, at, i);
 		s.word = cs_set_cur(s.word, i, c->chosen);
 		c->run = c->chosen;
 		c->fgn = c->fgn & FGN_CHOSEN ? FGN_RUNNING : 0;
@@ -721,7 +798,9 @@ static void check(struct model *m, size_t at)
 	for (i = 0; i < m->nr; i++) {
 		const struct sib *a = &s->s[i];
 
-		if (cs_next(s->word, i) != a->run || cs_cur(s->word, i) != a->run)
+		if (cs_next(s->word, i) !=
+			    (a->local != NONE ? a->local : a->run) ||
+		    cs_cur(s->word, i) != a->run)
 			violation(m, V_WORD, at,
 				  "word: next%d/cur%d do not name what runs",
 				  i, i);
@@ -816,6 +895,15 @@ static void fmt_how(const struct model *m, const struct state *before,
 		snprintf(buf, len, "an rt task of cookie %c takes the cpu",
 			 "ABC"[arg]);
 		break;
+	case A_INTRUDE:
+		snprintf(buf, len,
+			 "an rt task of cookie %c wins the pick over %c, moved here",
+			 "ABC"[arg], slot_ch(m, c->chosen));
+		break;
+	case A_LOCAL:
+		snprintf(buf, len, "the rt task leaves; %c, moved here before it, runs",
+			 slot_ch(m, c->local));
+		break;
 	default:
 		if (arg == PC_READ)
 			snprintf(buf, len, "%s", pc_name[arg]);
@@ -872,6 +960,7 @@ static void explore(struct model *m, unsigned int stop_at)
 		c->best = NONE;
 		c->chosen = NONE;
 		c->rq = NONE;
+		c->local = NONE;
 		memset(c->cand, NONE, sizeof(c->cand));
 		c->kick = i < m->nr ? K_IDLE : 0;
 		if (i < m->nr && i >= m->nr - m->busy) {
@@ -1073,6 +1162,11 @@ static bool test_model_catches_claim_ignoring_cur(void)
 	return check_catches(BUG_CLAIM_IGNORES_CUR, V_ISOLATION);
 }
 
+static bool test_model_catches_intruder_dropping_claim(void)
+{
+	return check_catches(BUG_INTRUDER_DROPS_CLAIM, V_ISOLATION);
+}
+
 /* CS_MODEL_ONLY=substring runs only the tests whose name has it. */
 #define RUN_IF(name)							\
 	do {								\
@@ -1091,5 +1185,6 @@ int main(void)
 	RUN_IF(model_catches_lost_release_kick);
 	RUN_IF(model_catches_lost_kick);
 	RUN_IF(model_catches_claim_ignoring_cur);
+	RUN_IF(model_catches_intruder_dropping_claim);
 	return nr_failed ? 1 : 0;
 }
