@@ -337,6 +337,7 @@ struct sched {
 	struct ring_buffer *exit_rb; /* and online_rb */
 	bool ended; /* the kernel disabled it (exit_rb) */
 	__u64 asks_seen; /* topo_asks served, ~0 before the first pass */
+	int asks_retry; /* sysfs reads left for them (it may lag) */
 };
 
 enum run_end { RUN_STOPPED, RUN_EJECTED };
@@ -578,9 +579,10 @@ fail:
 /*
  * CPUs whose siblings were unknown (offline at load) came online, or may
  * have between the topology read and the attach: read their siblings from
- * sysfs, place them in @topo and unfence them. Served again at the next
- * interval if sysfs did not show them yet.
+ * sysfs, place them in @topo and unfence them. If sysfs shows none of them
+ * yet, read it again at the next intervals, CS_ASK_RETRIES times.
  */
+#define CS_ASK_RETRIES 5
 static void serve_fenced(struct sched *s, struct cs_topo *topo)
 {
 	__u64 asks =
@@ -589,13 +591,18 @@ static void serve_fenced(struct sched *s, struct cs_topo *topo)
 	int added[CS_MAX_CPUS], n, i, cpu;
 	char err[512], msg[256];
 
-	if (asks == s->asks_seen)
+	if (asks != s->asks_seen) {
+		s->asks_seen = asks;
+		s->asks_retry = CS_ASK_RETRIES;
+	}
+	if (s->asks_retry <= 0)
 		return;
+	s->asks_retry--;
 	for (cpu = 0; cpu < topo->nr_cpus; cpu++)
 		if (topo->cpu_core[cpu] < 0)
 			break;
 	if (cpu == topo->nr_cpus) { /* none fenced */
-		s->asks_seen = asks;
+		s->asks_retry = 0;
 		return;
 	}
 	now = malloc(sizeof(*now));
@@ -606,7 +613,7 @@ static void serve_fenced(struct sched *s, struct cs_topo *topo)
 		fprintf(stderr,
 			"scx_coresched: CPUs that came online stay fenced (they run only their own kernel threads): %s\n",
 			err);
-		s->asks_seen = asks;
+		s->asks_retry = 0;
 		free(now);
 		return;
 	}
@@ -623,7 +630,7 @@ static void serve_fenced(struct sched *s, struct cs_topo *topo)
 			topo->core_nr[topo->cpu_core[cpu]]);
 	}
 	if (n || msg[0])
-		s->asks_seen = asks;
+		s->asks_retry = 0;
 	for (cpu = 0; n && cpu < topo->nr_cpus; cpu++)
 		if (topo->cpu_core[cpu] < 0)
 			return;
