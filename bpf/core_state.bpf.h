@@ -16,7 +16,10 @@
  * in an order that keeps every reader safe: the core's core_cpu[] entry,
  * the CPU's cpu_sib and cpu_core, the core's core_nr, and cpu_known last.
  * A sibling that sees the new core_nr before cpu_known finds the new
- * CPU's next and cur idle in the word, which is true.
+ * CPU's next and cur idle in the word; claims check every index, so a
+ * claim made just after the new CPU's is not missed (core_claim). The
+ * kernel thread a CPU runs when it is unfenced is not in the word: its
+ * next tick commits it and preempts conflicting siblings (cs_tick).
  */
 #ifndef __CS_CORE_STATE_BPF_H
 #define __CS_CORE_STATE_BPF_H
@@ -85,18 +88,21 @@ static s32 sib_cpu(s32 cpu, int i)
  * Try to set next[@cpu] = @slot. Returns a cs_verdict; on CS_CLAIM_OK the
  * claim is in place and no sibling can start an incompatible cookie.
  * Global (verified once) functions keep the verifier's work linear.
+ * Every sibling index is checked, not only the first core_nr: the loader
+ * may add a sibling (unfence) between two tries, and an index no sibling
+ * has holds NONE, which conflicts with nothing.
  */
 __attribute__((noinline)) int core_claim(s32 cpu, u32 slot)
 {
 	u64 *wp = core_word_of(cpu);
-	int sib = sib_of(cpu), nr = nr_sibs(cpu), i;
+	int sib = sib_of(cpu), i;
 
 	if (!wp)
 		return CS_BLOCKED_STABLE;
 	/* bpf_for, not for: the verifier walks the body once, not 8 times. */
 	bpf_for(i, 0, 8) {
 		u64 w = *(volatile u64 *)wp;
-		int v = cs_claim_verdict(w, sib, nr, slot, mode);
+		int v = cs_claim_verdict(w, sib, CS_MAX_SMT, slot, mode);
 
 		if (v != CS_CLAIM_OK)
 			return v;

@@ -999,6 +999,17 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 		p->scx.slice = 0;
 		return;
 	}
+	/*
+	 * Unfenced while it ran (core_state.bpf.h): the word does not show
+	 * it yet. Commit it and preempt the siblings in conflict.
+	 */
+	if (!fenced(cpu) &&
+	    cs_cur(core_read(cpu), sib_of(cpu)) == CS_SLOT_NONE) {
+		u8 s = tctx->slot != CS_SLOT_NONE ? tctx->slot : CS_SLOT_EXCL;
+
+		core_set_cur(cpu, s);
+		impose(cpu, s);
+	}
 	/* Re-tagged: go back through enqueue to pick up the new cookie. */
 	if (tctx->slot < CS_NR_SLOTS && task_cookie(p) != tctx->cookie) {
 		p->scx.slice = 0;
@@ -1240,7 +1251,8 @@ void BPF_STRUCT_OPS(cs_exit, struct scx_exit_info *ei)
 
 /*
  * Another class's task of @slot starts on @cpu (commit). If the CPU holds
- * a claim for one of our tasks, keep it: ops.dispatch moved that task to
+ * a claim for one of our tasks and was idle (@w_before: the word before
+ * the intruder's commit), keep it: ops.dispatch moved that task to
  * the local DSQ just before the intruder won the pick, and from an idle
  * CPU no ops.cpu_release re-queues it, so it runs right after the
  * intruder. Had the claim gone, a sibling could start a conflicting
@@ -1250,11 +1262,16 @@ void BPF_STRUCT_OPS(cs_exit, struct scx_exit_info *ei)
  * replaces the claim if the task went elsewhere. With no claim, claim the
  * intruder's cookie.
  */
-static void intruder(s32 cpu, u8 slot)
+static void intruder(s32 cpu, u8 slot, u64 w_before)
 {
-	u8 claim = cs_next(core_read(cpu), sib_of(cpu));
+	u8 claim = cs_next(w_before, sib_of(cpu));
 
-	if (claim == CS_SLOT_NONE || claim == slot)
+	/*
+	 * Only from idle (cur was NONE): a claim beside another running task
+	 * (an RT task before this one) is that task's, and would stay stale.
+	 */
+	if (claim == CS_SLOT_NONE || claim == slot ||
+	    cs_cur(w_before, sib_of(cpu)) != CS_SLOT_NONE)
 		impose(cpu, slot);
 	else
 		preempt_conflicts(cpu, slot);
@@ -1291,9 +1308,11 @@ static void commit(struct task_struct *p)
 		 * before: claim its cookie and preempt the siblings that run a
 		 * conflicting one. They stop within an IPI, as upstream's.
 		 */
+		u64 w_before = core_read(cpu);
+
 		slot = foreign_slot(p);
 		core_set_cur(cpu, slot);
-		intruder(cpu, slot);
+		intruder(cpu, slot, w_before);
 		return;
 	}
 	tctx = task_ctx(p);

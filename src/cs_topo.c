@@ -401,9 +401,13 @@ static int topo_read(struct cs_topo *t, const char *root, bool online_only,
 					 m->cpu[cpu].sib : 0;
 	}
 	for (core = 0; core < m->nr_cores; core++) {
+		const struct cs_topo_cpu *c = &m->cpu[m->core[core].cpu[0]];
+
 		t->core_nr[core] = m->core[core].nr;
 		for (i = 0; i < m->core[core].nr; i++)
 			t->core_cpu[core][i] = m->core[core].cpu[i];
+		t->core_key[core] =
+			c->core_id < 0 ? 0 : (c->package << 16 | c->core_id) + 1;
 	}
 	ret = 0;
 out:
@@ -412,8 +416,9 @@ out:
 }
 
 /*
- * The core of @t that @cpu's siblings in @now (other than @cpu) belong
- * to: -1 if @t knows none of them, -2 if it holds them in two cores.
+ * The core of @t that @cpu belongs to, by its siblings in @now (other
+ * than @cpu) and by its core_key: -1 if neither names one, -2 if they
+ * name two.
  */
 static int known_core(const struct cs_topo *t, const struct cs_topo *now,
 		      int cpu)
@@ -429,7 +434,26 @@ static int known_core(const struct cs_topo *t, const struct cs_topo *now,
 			return -2;
 		core = ck;
 	}
+	for (i = 0; now->core_key[k] && i < t->nr_cores; i++) {
+		if (t->core_key[i] != now->core_key[k])
+			continue;
+		if (core >= 0 && core != i)
+			return -2;
+		core = i;
+	}
 	return core;
+}
+
+/* A CPU @t knows that @now shows offline, or -1. */
+static int known_offline(const struct cs_topo *t, const struct cs_topo *now)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < t->nr_cpus && cpu < CS_MAX_CPUS; cpu++)
+		if (t->cpu_core[cpu] >= 0 &&
+		    (cpu >= now->nr_cpus || now->cpu_core[cpu] < 0))
+			return cpu;
+	return -1;
 }
 
 int cs_topo_merge(struct cs_topo *t, const struct cs_topo *now, int *added,
@@ -446,18 +470,29 @@ int cs_topo_merge(struct cs_topo *t, const struct cs_topo *now, int *added,
 		core = known_core(t, now, cpu);
 		if (core == -2) {
 			snprintf(err, len,
-				 "the siblings of CPU %d are in two cores of the topology read before: it stays fenced",
+				 "the siblings and the core id of CPU %d name two cores of the topology read before: it stays fenced",
 				 cpu);
 			continue;
 		}
-		if (core < 0)
+		if (core < 0 && !now->core_key[now->cpu_core[cpu]] &&
+		    known_offline(t, now) >= 0) {
+			snprintf(err, len,
+				 "CPU %d has no core id and CPU %d, known, is offline: either may be its sibling, so it stays fenced until %d is online",
+				 cpu, known_offline(t, now), known_offline(t, now));
+			continue;
+		}
+		if (core < 0) {
 			core = t->nr_cores++;
+			t->core_key[core] = now->core_key[now->cpu_core[cpu]];
+		}
 		if (t->core_nr[core] >= CS_MAX_SMT) {
 			snprintf(err, len,
 				 "CPU %d would be thread %d of its core; at most %d are supported: it stays fenced",
 				 cpu, t->core_nr[core] + 1, CS_MAX_SMT);
-			if (core == t->nr_cores - 1 && !t->core_nr[core])
+			if (core == t->nr_cores - 1 && !t->core_nr[core]) {
+				t->core_key[core] = 0;
 				t->nr_cores--;
+			}
 			continue;
 		}
 		t->core_cpu[core][t->core_nr[core]] = cpu;

@@ -67,6 +67,12 @@ struct cs_topo {
 	int cpu_sib[CS_MAX_CPUS];
 	int core_nr[CS_MAX_CPUS];
 	int core_cpu[CS_MAX_CPUS][CS_MAX_SMT]; /* -1: none */
+	/*
+	 * Which core sysfs names it: (package << 16 | core_id) + 1, from its
+	 * first CPU; 0 if sysfs gives no core_id. cs_topo_merge() matches on
+	 * it, since sibling lists show online CPUs only.
+	 */
+	int core_key[CS_MAX_CPUS];
 };
 
 /*
@@ -114,13 +120,16 @@ int cs_topo_read_online(struct cs_topo *t, const char *root, char *err,
 /*
  * Place the CPUs that @now (a later cs_topo_read_online) shows online and
  * @t does not know (cpu_core -1) into @t, keeping every core and sibling
- * index @t already gave: a CPU joins the core of a sibling @t knows, as its
- * next sibling, or else a new core with its other new siblings. The CPUs
+ * index @t already gave: a CPU joins the core of a sibling @t knows, or
+ * the core of @t with the same core_key (its known threads may be offline
+ * now, and then missing from the sibling lists), as its next sibling; or
+ * else a new core with its other new siblings. The CPUs
  * placed go to @added (at most @max), in the order they were placed;
  * returns how many. A CPU that would make its core wider than CS_MAX_SMT,
- * or whose known siblings @t holds in two cores (sysfs disagrees with
- * what was read before), stays unknown, and @err says which (else it is
- * "").
+ * or whose known siblings and core_key name two cores of @t (sysfs
+ * disagrees with what was read before), or that has no core_key and would
+ * get a new core while a CPU @t knows is offline (it may be its sibling),
+ * stays unknown, and @err says which (else it is "").
  */
 int cs_topo_merge(struct cs_topo *t, const struct cs_topo *now, int *added,
 		  int max, char *err, size_t len);

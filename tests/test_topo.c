@@ -563,6 +563,57 @@ static bool test_topo_merge_too_wide(void)
 	return true;
 }
 
+/*
+ * 2x2 numbered by thread (cores {0,2} and {1,3}), loaded with CPU 3
+ * offline: {0,2} and {1}. CPU 1 goes offline, then 3 comes online: its
+ * sibling list shows only 3, but its core id is core 1's, so it joins
+ * core 1 (not a core of its own, beside which 1 could later run another
+ * cookie).
+ */
+static bool test_topo_merge_by_core_id(void)
+{
+	static const int before[][CS_MAX_SMT + 1] = { { 0, 2, -1 },
+						      { 1, -1 } };
+	static const int now1[][CS_MAX_SMT + 1] = { { 0, 2, -1 },
+						    { 3, -1 } };
+	static const int after[][CS_MAX_SMT + 1] = { { 0, 2, -1 },
+						     { 1, 3, -1 } };
+	struct cs_topo t, now;
+	int added[CS_MAX_CPUS];
+	char err[256];
+
+	topo_by_hand(&t, 4, before, 2);
+	t.core_key[0] = 1; /* package 0, core_id 0 */
+	t.core_key[1] = 2; /* package 0, core_id 1 */
+	topo_by_hand(&now, 4, now1, 2);
+	now.cpu_core[1] = -1; /* offline now */
+	now.core_key[0] = 1;
+	now.core_key[1] = 2;
+	CHECK_INT(cs_topo_merge(&t, &now, added, CS_MAX_CPUS, err, sizeof(err)),
+		  1);
+	CHECK(!err[0], "unexpected message: %s", err);
+	CHECK_INT(added[0], 3);
+	CHECK_TOPO(&t, 4, 2, 2, after);
+	/*
+	 * The same without core ids: 1, offline, may be 3's sibling, so 3
+	 * stays fenced and the message says why; once 1 is back online, its
+	 * list shows 3 and 3 joins it.
+	 */
+	topo_by_hand(&t, 4, before, 2);
+	topo_by_hand(&now, 4, now1, 2);
+	now.cpu_core[1] = -1;
+	CHECK_INT(cs_topo_merge(&t, &now, added, CS_MAX_CPUS, err, sizeof(err)),
+		  0);
+	CHECK(strstr(err, "CPU 3 ") && strstr(err, "CPU 1,"),
+	      "message does not name CPUs 3 and 1: %s", err);
+	CHECK_INT(t.cpu_core[3], -1);
+	topo_by_hand(&now, 4, after, 2);
+	CHECK_INT(cs_topo_merge(&t, &now, added, CS_MAX_CPUS, err, sizeof(err)),
+		  1);
+	CHECK_TOPO(&t, 4, 2, 2, after);
+	return true;
+}
+
 /* Siblings that a first read put in two cores: the newcomer stays out. */
 static bool test_topo_merge_disagreeing_reads(void)
 {
@@ -611,6 +662,7 @@ int main(void)
 	RUN(topo_merge_new_core);
 	RUN(topo_merge_too_wide);
 	RUN(topo_merge_disagreeing_reads);
+	RUN(topo_merge_by_core_id);
 
 	if (fake_cleanup())
 		return 1;
