@@ -437,20 +437,19 @@ static int verdict(const struct cs_sweep *s)
  */
 static void place_new_cpus(void *ctx, int cpu)
 {
-	struct cs_topo *t = ctx, *now = malloc(sizeof(*now));
+	struct cs_topo *t = ctx;
 	int added[CS_MAX_CPUS], n, i;
 	char msg[512];
 
-	if (!now || cs_topo_read_online(now, CPU_SYSFS, msg, sizeof(msg))) {
+	n = cs_topo_place_online(t, CPU_SYSFS, added, CS_MAX_CPUS, msg,
+				 sizeof(msg));
+	if (n < 0) {
 		fprintf(stderr,
 			PROG
 			": CPU %d came online; its siblings cannot be read: %s\n",
-			cpu, now ? msg : "out of memory");
-		free(now);
+			cpu, msg);
 		return;
 	}
-	n = cs_topo_merge(t, now, added, CS_MAX_CPUS, msg, sizeof(msg));
-	free(now);
 	if (msg[0])
 		fprintf(stderr, PROG ": %s; its records are not checked\n",
 			msg);

@@ -505,6 +505,29 @@ int cs_topo_merge(struct cs_topo *t, const struct cs_topo *now, int *added,
 	return n;
 }
 
+int cs_topo_nr_unknown(const struct cs_topo *t)
+{
+	int cpu, n = 0;
+
+	for (cpu = 0; cpu < t->nr_cpus && cpu < CS_MAX_CPUS; cpu++)
+		n += t->cpu_core[cpu] < 0;
+	return n;
+}
+
+int cs_topo_place_online(struct cs_topo *t, const char *root, int *added,
+			 int max, char *err, size_t len)
+{
+	struct cs_topo *now = malloc(sizeof(*now));
+	int n = -1;
+
+	if (!now)
+		snprintf(err, len, "cannot read the topology: out of memory");
+	else if (!cs_topo_read_online(now, root, err, len))
+		n = cs_topo_merge(t, now, added, max, err, len);
+	free(now);
+	return n;
+}
+
 int cs_topo_read(struct cs_topo *t, const char *root, char *err, size_t len)
 {
 	return topo_read(t, root, false, err, len);

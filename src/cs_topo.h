@@ -134,4 +134,17 @@ int cs_topo_read_online(struct cs_topo *t, const char *root, char *err,
 int cs_topo_merge(struct cs_topo *t, const struct cs_topo *now, int *added,
 		  int max, char *err, size_t len);
 
+/* How many CPUs below @t's nr_cpus it does not know (cpu_core -1). */
+int cs_topo_nr_unknown(const struct cs_topo *t);
+
+/*
+ * Read the online CPUs below @root (cs_topo_read_online) and place those
+ * @t does not know (cs_topo_merge): for the scheduler's loader and the
+ * audit, when such a CPU comes online. Returns how many were placed, or
+ * -1 if sysfs could not be read (@err says why); with 0 or more, @err
+ * says which CPU stays unknown and why, or is "".
+ */
+int cs_topo_place_online(struct cs_topo *t, const char *root, int *added,
+			 int max, char *err, size_t len);
+
 #endif /* __CS_TOPO_H */

@@ -587,9 +587,8 @@ static void serve_fenced(struct sched *s, struct cs_topo *topo)
 {
 	__u64 asks =
 		__atomic_load_n(&s->skel->bss->topo_asks, __ATOMIC_SEQ_CST);
-	struct cs_topo *now;
 	int added[CS_MAX_CPUS], n, i, cpu;
-	char err[512], msg[256];
+	char err[512];
 
 	if (asks != s->asks_seen) {
 		s->asks_seen = asks;
@@ -598,29 +597,21 @@ static void serve_fenced(struct sched *s, struct cs_topo *topo)
 	if (s->asks_retry <= 0)
 		return;
 	s->asks_retry--;
-	for (cpu = 0; cpu < topo->nr_cpus; cpu++)
-		if (topo->cpu_core[cpu] < 0)
-			break;
-	if (cpu == topo->nr_cpus) { /* none fenced */
+	if (!cs_topo_nr_unknown(topo)) { /* none fenced */
 		s->asks_retry = 0;
 		return;
 	}
-	now = malloc(sizeof(*now));
-	if (!now)
-		die("out of memory");
-	if (cs_topo_read_online(now, "/sys/devices/system/cpu", err,
-				sizeof(err))) {
+	n = cs_topo_place_online(topo, "/sys/devices/system/cpu", added,
+				 CS_MAX_CPUS, err, sizeof(err));
+	if (n < 0) {
 		fprintf(stderr,
 			"scx_coresched: CPUs that came online stay fenced (they run only their own kernel threads): %s\n",
 			err);
 		s->asks_retry = 0;
-		free(now);
 		return;
 	}
-	n = cs_topo_merge(topo, now, added, CS_MAX_CPUS, msg, sizeof(msg));
-	free(now);
-	if (msg[0])
-		fprintf(stderr, "scx_coresched: %s\n", msg);
+	if (err[0])
+		fprintf(stderr, "scx_coresched: %s\n", err);
 	for (i = 0; i < n; i++) {
 		cpu = added[i];
 		unfence(s->skel, topo, cpu);
@@ -629,12 +620,10 @@ static void serve_fenced(struct sched *s, struct cs_topo *topo)
 			cpu, topo->cpu_sib[cpu] + 1, topo->cpu_core[cpu],
 			topo->core_nr[topo->cpu_core[cpu]]);
 	}
-	if (n || msg[0])
+	if (n || err[0])
 		s->asks_retry = 0;
-	for (cpu = 0; n && cpu < topo->nr_cpus; cpu++)
-		if (topo->cpu_core[cpu] < 0)
-			return;
-	if (n) /* every CPU placed: a closed-mode restart may use it */
+	/* Every CPU placed: a closed-mode restart may use this topology. */
+	if (n && !cs_topo_nr_unknown(topo))
 		cs_topo_save(topo);
 }
 
@@ -694,7 +683,6 @@ static void log_exit(struct sched *s)
 static void read_topology(struct cs_topo *topo)
 {
 	char err[512], err2[512];
-	int cpu, n = 0;
 
 	if (!cs_topo_read(topo, "/sys/devices/system/cpu", err, sizeof(err))) {
 		cs_topo_save(topo);
@@ -709,11 +697,9 @@ static void read_topology(struct cs_topo *topo)
 	if (cs_topo_read_online(topo, "/sys/devices/system/cpu", err2,
 				sizeof(err2)))
 		die("%s", err2);
-	for (cpu = 0; cpu < topo->nr_cpus; cpu++)
-		n += topo->cpu_core[cpu] < 0;
 	fprintf(stderr,
 		"scx_coresched: %d possible CPUs are offline, their siblings unknown: each runs only its own kernel threads until it comes online and its siblings are read\n",
-		n);
+		cs_topo_nr_unknown(topo));
 }
 
 /* Delay before restart number @n after an ejection: 0, 250 ms, ... 8 s. */

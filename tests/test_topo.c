@@ -450,6 +450,7 @@ static bool test_topo_read_online_fences_offline(void)
 	CHECK(!cs_topo_read_online(&t, root, err, sizeof(err)), "failed: %s",
 	      err);
 	CHECK_TOPO(&t, 4, 1, 2, cores);
+	CHECK_INT(cs_topo_nr_unknown(&t), 2);
 	return true;
 }
 
