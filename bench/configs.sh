@@ -13,9 +13,18 @@
 #                offline (/sys/devices/system/cpu/smt/control)
 #   ours-strict  scx_coresched --mode strict, one cgroup tag per tenant
 #   ours-fill    scx_coresched --mode fill, one cgroup tag per tenant
+#   ours-none    scx_coresched --mode none: our scheduler without core
+#                scheduling, the ceiling of our own speed
+#   empty        a sched_ext scheduler that does nothing but queue (one
+#                global FIFO, the kernel's default CPU choice:
+#                tests/guest/broken.bpf.c), no cookies: the cost of
+#                sched_ext itself
 
 # shellcheck disable=SC2034 # used by bench/guest.sh
 CONFIGS=(default upstream smt-off ours-strict ours-fill)
+# Also known, run when asked for (SCX_BENCH_CONFIGS, bench/throughput):
+# shellcheck disable=SC2034
+EXTRA_CONFIGS=(ours-none empty)
 
 # Tenants with a cookie in this run: cgroup path per tenant name, and for
 # upstream the PID whose prctl cookie the tenant's tasks copy.
@@ -50,8 +59,25 @@ cfg_enter() {
 	fi
 	case $CFG in
 	ours-*) start_sched --mode "$mode" --stats 1 --json || return 1 ;;
+	empty) start_empty || return 1 ;;
 	esac
 	return 0
+}
+
+# start_empty: load the empty scheduler (build/broken_sched) as SCHED_PID,
+# so that stop_sched stops it and the snapshots record its BPF cost.
+start_empty() {
+	"$ROOT/build/broken_sched" >"$TMP/sched.out" 2>"$TMP/sched.err" &
+	SCHED_PID=$!
+	local i
+	for ((i = 0; i < 240; i++)); do
+		file_has "$TMP/sched.err" attached &&
+			sched_is enabled broken_fifo && return 0
+		kill -0 $SCHED_PID 2>/dev/null || break
+		nap 0.25
+	done
+	info "the empty scheduler did not start: $(tail -n 2 "$TMP/sched.err")"
+	return 1
 }
 
 # cfg_leave DIR: stop the scheduler (its stats lines to DIR) and the

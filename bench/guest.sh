@@ -46,7 +46,8 @@ subset() {
 	echo "$want"
 }
 if [ -n "${SCX_BENCH_CONFIGS:-}" ]; then
-	list=$(subset SCX_BENCH_CONFIGS "$SCX_BENCH_CONFIGS" "${CONFIGS[@]}") ||
+	list=$(subset SCX_BENCH_CONFIGS "$SCX_BENCH_CONFIGS" "${CONFIGS[@]}" \
+		"${EXTRA_CONFIGS[@]}") ||
 		exit 2
 	read -ra CONFIGS <<<"$list"
 fi

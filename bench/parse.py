@@ -23,6 +23,8 @@ TOOLS = {
 # The BPF programs whose cost is reported, in callback order.
 BPF_PROGS = ["cs_select_cpu", "cs_enqueue", "cs_dispatch", "cs_tick",
              "cs_running", "cs_stopping", "cs_commit"]
+# The empty scheduler's (configuration "empty": tests/guest/broken.bpf.c).
+EMPTY_PROGS = ["broken_enqueue"]
 
 
 def _read(path):
@@ -178,7 +180,7 @@ def bpf_cost(run, secs):
     out = {}
     for pid, b in snaps[1].items():
         name = b.get("name", "")
-        if name not in BPF_PROGS or pid not in snaps[0]:
+        if name not in BPF_PROGS + EMPTY_PROGS or pid not in snaps[0]:
             continue
         a = snaps[0][pid]
         ns = b.get("run_time_ns", 0) - a.get("run_time_ns", 0)

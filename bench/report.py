@@ -24,8 +24,8 @@ TITLES = {
     "build": "8. parallel build (zlib, make -j) in two tenants",
     "latency": "9. cyclictest (lat) beside a cpu-bound tenant (a)",
 }
-OURS = ("ours-strict", "ours-fill")
-COOKIES = ("upstream",) + OURS
+OURS = ("ours-strict", "ours-fill", "ours-none")
+COOKIES = ("upstream", "ours-strict", "ours-fill")
 
 
 def read_env(out):
@@ -130,13 +130,16 @@ def summarize(env, runs):
                                          "transit_retries_per_s",
                                          "unclaimed_runs_per_s",
                                          "forced_idle_pct")} if sc else None
+            progs = (parse.BPF_PROGS if c in OURS else
+                     parse.EMPTY_PROGS if c == "empty" else [])
+            if progs:
                 cw["bpf"] = {}
-                for p in parse.BPF_PROGS:
-                    b = [r["bpf"][p] for r in rs if r["bpf"] and p in r["bpf"]]
-                    cw["bpf"][p] = {
-                        "ns_per_call": stats.summary([x["ns_per_call"] for x in b]),
-                        "calls_per_s": stats.summary([x["calls_per_s"] for x in b]),
-                    }
+            for p in progs:
+                b = [r["bpf"][p] for r in rs if r["bpf"] and p in r["bpf"]]
+                cw["bpf"][p] = {
+                    "ns_per_call": stats.summary([x["ns_per_call"] for x in b]),
+                    "calls_per_s": stats.summary([x["calls_per_s"] for x in b]),
+                }
         res[wl] = w
     return res
 
@@ -271,7 +274,8 @@ def report_md(env, res, raw_sessions):
                  "longest ms", "sibling-pair time observed s", "lost events"],
                 rows)
 
-    for c in [c for c in cf if c in OURS]:
+    for c in [c for c in cf if c in OURS + ("empty",)]:
+        progs = parse.BPF_PROGS if c in OURS else parse.EMPTY_PROGS
         md += ["## BPF cost per callback: %s" % c, "",
                "ns per call (calls per second), from kernel.bpf_stats_enabled "
                "run_time_ns / run_cnt over the run; cs_commit is the "
@@ -281,8 +285,10 @@ def report_md(env, res, raw_sessions):
             b = w["configs"][c].get("bpf") or {}
             rows.append([wl] + ["%s (%s/s)" % (fmt(b.get(p, {}).get("ns_per_call"), "%.0f"),
                                               fmt(b.get(p, {}).get("calls_per_s"), "%.0f"))
-                                for p in parse.BPF_PROGS])
-        md += table(["workload"] + parse.BPF_PROGS, rows)
+                                for p in progs])
+        md += table(["workload"] + progs, rows)
+        if c not in OURS:
+            continue
         md += ["Scheduler counters per second (%s):" % c, ""]
         keys = ("cookie_switches_per_s", "kicks_per_s", "transit_retries_per_s",
                 "unclaimed_runs_per_s", "forced_idle_pct")
