@@ -106,6 +106,9 @@ __attribute__((noinline)) int core_claim(s32 cpu, u32 slot)
 
 		if (v != CS_CLAIM_OK)
 			return v;
+		/* Already ours (a core that keeps its cookie): nothing to write. */
+		if (cs_next(w, sib) == slot)
+			return CS_CLAIM_OK;
 		if (__sync_val_compare_and_swap(wp, w, cs_set_next(w, sib, slot)) == w)
 			return CS_CLAIM_OK;
 	}
@@ -131,29 +134,33 @@ __attribute__((noinline)) u32 core_set_next(s32 cpu, u32 slot)
 	return CS_SLOT_NONE;
 }
 
-/* Commit: @cpu now runs @slot (called after its context switch). */
-__attribute__((noinline)) int core_set_cur(s32 cpu, u32 slot)
+/*
+ * Commit: @cpu now runs @slot (called after its context switch). Returns
+ * the slot it ran before (NONE if fenced, or on an error, which stops the
+ * scheduler).
+ */
+__attribute__((noinline)) u32 core_set_cur(s32 cpu, u32 slot)
 {
 	u64 *wp = core_word_of(cpu);
 	int sib = sib_of(cpu), i;
 
 	if (!wp) {
-		if (cpu >= 0 && cpu < CS_MAX_CPUS)
-			return 0; /* fenced: it runs only its own kthreads */
-		cs_error("cpu %d has no core state word: not in the topology", cpu);
-		return -1;
+		if (cpu < 0 || cpu >= CS_MAX_CPUS)
+			cs_error("cpu %d has no core state word: not in the topology",
+				 cpu);
+		return CS_SLOT_NONE; /* fenced: it runs only its own kthreads */
 	}
 	bpf_for(i, 0, CS_CAS_TRIES) {
 		u64 w = *(volatile u64 *)wp;
 
 		if (cs_cur(w, sib) == slot)
-			return 0;
+			return slot;
 		if (__sync_val_compare_and_swap(wp, w, cs_set_cur(w, sib, slot)) == w)
-			return 0;
+			return cs_cur(w, sib);
 	}
 	cs_error("cpu %d: committing slot %u lost %d compare-and-swap races on core word %llx",
 		 cpu, slot, CS_CAS_TRIES, *(volatile u64 *)wp);
-	return -1;
+	return CS_SLOT_NONE;
 }
 
 static u64 core_read(s32 cpu)

@@ -35,11 +35,11 @@
  *      CPU0 switches X -> Y; its sched_switch tracepoint commits cur0=Y.
  *      CPU1 is kicked, claims Y (next0=Y cur0=Y are compatible), runs Y.
  *
- *    A claim attempt that finds a sibling in transit (next != cur) retries
- *    by kicking itself; one that finds a stable conflict idles with its
- *    forced flag set, and the sibling that leaves the conflicting cookie
- *    kicks it. Flag-then-check on one side and CAS-then-read on the other
- *    make the wakeup impossible to lose.
+ *    A claim attempt that finds a conflict idles with its forced flag
+ *    set, whether the sibling is in transit (next != cur) or stable: the
+ *    sibling that leaves the conflicting cookie, by a claim or by the
+ *    commit of its switch, kicks it. Flag-then-check on one side and
+ *    CAS-then-read on the other make the wakeup impossible to lose.
  *
  * 3. Fairness. A cookie pays for the core time it occupies: a run of d ns
  *    on a core with n siblings, m of them running that cookie, costs
@@ -138,6 +138,7 @@ u64 slot_vtime[CS_NR_SLOTS]; /* the cookie's weighted core time */
 u64 slot_tvnow[CS_NR_SLOTS]; /* task vtime clock inside the cookie */
 u64 slot_wsum[CS_NR_SLOTS]; /* sum of its runnable tasks' weights */
 u64 live_mask[4]; /* slots with holders */
+u8 low_bit_tbl[64]; /* cs_low_bit_table(), filled by cs_init */
 u64 vnow; /* vtime of the most deserving cookie, monotonic */
 u8 core_last[CS_MAX_CPUS]; /* last slot claimed on each core */
 u8 drain_cpu[CS_MAX_CPUS]; /* about to go offline: written by the loader */
@@ -241,14 +242,22 @@ static u64 slot_weight(u32 s)
 	return slot_wsum[s] ? slot_wsum[s] : 100;
 }
 
-/* Move the task's runnable weight to slot @to (NONE: it stops counting). */
+/*
+ * Move the task's runnable weight to slot @to (NONE: it stops counting).
+ * A cgroup cookie is charged against its cgroup's weight, not its tasks'
+ * (slot_weight): its tasks count nothing (wval 0), and their wakeups and
+ * sleeps write no shared word. A task's slot keeps its cookie while the
+ * task holds it, so what was added is what is taken back.
+ */
 static void weight_move(struct task_struct *p, struct task_ctx *tctx, u8 to)
 {
-	if (tctx->wslot < CS_NR_SLOTS)
+	if (tctx->wslot < CS_NR_SLOTS && tctx->wval)
 		__sync_fetch_and_sub(&slot_wsum[tctx->wslot], tctx->wval);
-	tctx->wval = p->scx.weight;
-	if (to < CS_NR_SLOTS)
+	tctx->wval = 0;
+	if (to < CS_NR_SLOTS && !(slot_stats[to].cookie & CS_COOKIE_CGROUP)) {
+		tctx->wval = p->scx.weight;
 		__sync_fetch_and_add(&slot_wsum[to], tctx->wval);
+	}
 	tctx->wslot = to;
 }
 
@@ -308,24 +317,34 @@ static u64 dsq_of(u8 slot)
  * slot << 56 | vtime (56 bits of ns suffice).
  */
 #define VT_MASK ((1ULL << 56) - 1)
+
+/*
+ * Only the live slots are looked at (their bits in live_mask), so a
+ * dispatch or tick with a few cookies costs a few steps, not CS_NR_SLOTS.
+ */
 __attribute__((noinline)) u64 pick_best_packed(u32 skip_a, u32 skip_b)
 {
-	u64 bvt = ~0ULL;
+	u64 bvt = ~0ULL, live;
 	u8 best = CS_SLOT_NONE;
-	s32 s;
+	s32 k, j;
 
-	bpf_for(s, 0, CS_NR_SLOTS) {
-		u32 i = (u32)s;
+	bpf_for(k, 0, 4) {
+		live = live_mask[k & 3];
+		bpf_for(j, 0, 64) {
+			u32 i;
 
-		if (i >= CS_NR_SLOTS)
-			break;
-		if (!(live_mask[i / 64] & (1ULL << (i % 64))) || i == skip_a ||
-		    i == skip_b)
-			continue;
-		if (slot_vtime[i] >= bvt || cs_nr_queued(i) <= 0)
-			continue;
-		best = i;
-		bvt = slot_vtime[i];
+			if (!live)
+				break;
+			i = (u32)k * 64 + low_bit_tbl[cs_low_bit_key(live)];
+			live &= live - 1;
+			if (i >= CS_NR_SLOTS)
+				break;
+			if (i == skip_a || i == skip_b || slot_vtime[i] >= bvt ||
+			    cs_nr_queued(i) <= 0)
+				continue;
+			best = i;
+			bvt = slot_vtime[i];
+		}
 	}
 	if (skip_a != CS_SLOT_EXCL && skip_b != CS_SLOT_EXCL &&
 	    cs_nr_queued(DSQ_EXCL) > 0 &&
@@ -370,6 +389,21 @@ __attribute__((noinline)) int kick_forced_siblings(s32 cpu)
 		}
 	}
 	return 0;
+}
+
+/*
+ * Commit @slot as what @cpu runs. Leaving another cookie (for a new one,
+ * for an intruder's or for idle) ends a transit its siblings may be
+ * waiting on: a claim that finds a sibling in transit idles with its
+ * forced flag set instead of retrying, and this kick wakes it
+ * (test_model: lost_commit_kick).
+ */
+static void commit_cur(s32 cpu, u8 slot)
+{
+	u8 was = core_set_cur(cpu, slot);
+
+	if (was != slot && was != CS_SLOT_NONE)
+		kick_forced_siblings(cpu);
 }
 
 /*
@@ -531,11 +565,12 @@ static enum run_result try_run(s32 cpu, u8 slot, struct task_struct *prev,
 	struct cs_cpu_stat *st = cpu_stat(cpu);
 	int v = core_claim(cpu, slot);
 
-	if (v == CS_BLOCKED_TRANSIT) {
+	/*
+	 * A sibling in transit: its commit or unclaim kicks us (forced is
+	 * set), so wait for it like for a stable conflict.
+	 */
+	if (v == CS_BLOCKED_TRANSIT)
 		st->transit_retries++;
-		cs_kick(cpu, 0);
-		return RUN_BLOCKED;
-	}
 	if (v != CS_CLAIM_OK)
 		return RUN_BLOCKED;
 
@@ -883,7 +918,15 @@ void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
 	s32 cpu;
 
 	if (tctx) {
-		slot = refresh(p, tctx);
+		/*
+		 * Right after ops.runnable (a wakeup: the same enqueue_task_scx()
+		 * call, under the same rq lock) its refresh stands; a re-queue
+		 * (slice expiry, cpu_release) resolves the cookie again.
+		 */
+		slot = tctx->fresh && tctx->slot != CS_SLOT_NONE ?
+			       tctx->slot :
+			       refresh(p, tctx);
+		tctx->fresh = 0;
 		tctx->enq_at = bpf_ktime_get_ns();
 	}
 	if (slot == CS_SLOT_TRUST) {
@@ -945,6 +988,7 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 	forced_idle_end(st);
 	if (!tctx)
 		return;
+	tctx->fresh = 0; /* ops.enqueue was skipped (a direct local insert) */
 	slot = tctx->slot;
 	tctx->last_charge = now;
 	if (tctx->enq_at) {
@@ -974,7 +1018,7 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 	 * waits for the switch.
 	 */
 	if (scx_bpf_task_running(p))
-		core_set_cur(cpu, slot);
+		commit_cur(cpu, slot);
 }
 
 void BPF_STRUCT_OPS(cs_stopping, struct task_struct *p, bool runnable)
@@ -1007,7 +1051,7 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	    cs_cur(core_read(cpu), sib_of(cpu)) == CS_SLOT_NONE) {
 		u8 s = tctx->slot != CS_SLOT_NONE ? tctx->slot : CS_SLOT_EXCL;
 
-		core_set_cur(cpu, s);
+		commit_cur(cpu, s);
 		impose(cpu, s);
 	}
 	/* Re-tagged: go back through enqueue to pick up the new cookie. */
@@ -1038,16 +1082,20 @@ void BPF_STRUCT_OPS(cs_runnable, struct task_struct *p, u64 enq_flags)
 {
 	struct task_ctx *tctx = task_ctx(p);
 
-	if (tctx)
+	if (tctx) {
 		weight_move(p, tctx, refresh(p, tctx));
+		tctx->fresh = 1;
+	}
 }
 
 void BPF_STRUCT_OPS(cs_quiescent, struct task_struct *p, u64 deq_flags)
 {
 	struct task_ctx *tctx = task_ctx(p);
 
-	if (tctx)
+	if (tctx) {
 		weight_move(p, tctx, CS_SLOT_NONE);
+		tctx->fresh = 0;
+	}
 }
 
 void BPF_STRUCT_OPS(cs_set_weight, struct task_struct *p, u32 weight)
@@ -1228,6 +1276,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(cs_init)
 	for (i = 0; i < CS_MAX_CPUS; i++)
 		core_state[i].word = CS_WORD_IDLE;
 	slot_table_init();
+	cs_low_bit_table(low_bit_tbl);
 	set_live(0, true);
 	for (i = 0; i < NR_DSQS; i++) {
 		ret = cs_create_dsq(i);
@@ -1282,13 +1331,13 @@ static void commit(struct task_struct *p)
 {
 	s32 cpu = bpf_get_smp_processor_id();
 	struct task_ctx *tctx;
-	u8 slot, was;
+	u8 slot;
 
 	if (draining(cpu))
 		drained[cpu & (CS_MAX_CPUS - 1)] =
 			(p->flags & PF_IDLE) || bound_kthread(p, cpu);
 	if (p->flags & PF_IDLE) {
-		core_set_cur(cpu, CS_SLOT_NONE);
+		commit_cur(cpu, CS_SLOT_NONE);
 		/*
 		 * A CPU whose runqueue sched_ext does not see online (hotplug)
 		 * runs what the kernel queues there without dispatch, and
@@ -1311,21 +1360,18 @@ static void commit(struct task_struct *p)
 		u64 w_before = core_read(cpu);
 
 		slot = foreign_slot(p);
-		core_set_cur(cpu, slot);
+		commit_cur(cpu, slot);
 		intruder(cpu, slot, w_before);
 		return;
 	}
 	tctx = task_ctx(p);
 	slot = tctx && tctx->slot != CS_SLOT_NONE ? tctx->slot : CS_SLOT_EXCL;
-	was = cs_cur(core_read(cpu), sib_of(cpu));
-	core_set_cur(cpu, slot);
 	/*
-	 * Leaving another cookie without a dispatch (our task was queued here
-	 * before an intruder ran, see intruder()): the siblings it forced
-	 * idle may run now, and no dispatch here will tell them.
+	 * Leaving another cookie, possibly without a dispatch (our task was
+	 * queued here before an intruder ran, see intruder()): the siblings
+	 * it forced idle may run now (commit_cur kicks them).
 	 */
-	if (was != slot && was != CS_SLOT_NONE)
-		kick_forced_siblings(cpu);
+	commit_cur(cpu, slot);
 }
 
 /*

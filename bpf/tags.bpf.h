@@ -60,7 +60,8 @@ struct task_ctx {
 	u64 last_charge; /* last time its run was charged */
 	u8 slot; /* CS_SLOT_NONE until first computed */
 	u8 wslot; /* slot its weight is counted in while runnable */
-	u32 wval; /* weight counted in wslot */
+	u8 fresh; /* slot refreshed by ops.runnable, for the ops.enqueue after */
+	u32 wval; /* weight counted in wslot (0: a cgroup cookie's task) */
 };
 
 struct {

@@ -192,4 +192,27 @@ static inline __u64 cs_clamp_vtime(__u64 vt, __u64 now, __u64 lag)
 	return vt;
 }
 
+/*
+ * Index of the lowest set bit of a non-zero word, without a branch on the
+ * word (BPF has no ctz instruction, and branches on it would make the
+ * verifier walk every path of a loop over its bits): the lowest bit b
+ * alone, multiplied by a de Bruijn constant, puts a distinct 6-bit number
+ * in the top bits; cs_low_bit_table() maps those numbers back to b.
+ */
+#define CS_DEBRUIJN64 0x03f79d71b4cb0a89ULL
+
+static inline __u32 cs_low_bit_key(__u64 x)
+{
+	return (__u32)(((x & -x) * CS_DEBRUIJN64) >> 58);
+}
+
+/* Fill @t[64] so that t[cs_low_bit_key(x)] is the lowest set bit of x. */
+static inline void cs_low_bit_table(__u8 *t)
+{
+	__u32 b;
+
+	for (b = 0; b < 64; b++)
+		t[cs_low_bit_key(1ULL << b)] = (__u8)b;
+}
+
 #endif /* __CS_POLICY_H */

@@ -11,18 +11,19 @@
 #include <linux/types.h>
 #endif
 
+/* One per CPU, each on cache lines of its own: every CPU writes its own. */
 struct cs_cpu_stat {
 	__u64 busy_ns; /* time running our tasks */
 	__u64 forced_idle_ns; /* idle while blocked by a sibling's cookie */
 	__u64 kicks; /* sibling kicks sent for isolation */
 	__u64 cookie_switches; /* claims of a cookie other than the core's last */
 	__u64 max_wait_ns; /* worst enqueue-to-run delay; reader resets it */
-	__u64 transit_retries; /* claims retried while a sibling was switching */
+	__u64 transit_retries; /* claims that waited for a sibling's switch */
 	__u64 unclaimed_runs; /* runs without a matching claim (load transition) */
 	__u64 fi_start; /* internal: start of the current forced idle, or 0 */
 	__u32 fi_slot; /* internal: slot that caused it */
 	__u32 forced; /* internal: blocked, wants a kick when the core frees */
-};
+} __attribute__((aligned(64)));
 
 struct cs_slot_stat {
 	__u64 cookie; /* cookie that owns the slot (valid while live) */

@@ -19,7 +19,7 @@
  *      fgn     that task is of another sched class (RT and co.)
  *      forced  its forced flag (cpu_stat->forced)
  *      kick    kicks in flight to it: IDLE (kick_forced_siblings), PREEMPT
- *              (preempt_conflicts), SELF (a transit retry)
+ *              (preempt_conflicts)
  *      pc      where it is in cs_dispatch / the switch / cs_cpu_release,
  *              with that code's locals: was, best, the candidate list and
  *              index, the word read before a CAS, the task chosen.
@@ -28,17 +28,18 @@
  *      quiescent CPU: a running task finishes, or its slice expires (it is
  *        queued again; bounded), or a foreign task takes the CPU (impose;
  *        bounded), or a kick is delivered: an idle CPU dispatches, a
- *        running one dispatches on PREEMPT only (IDLE and SELF kicks are
- *        no-ops on a busy CPU, as SCX_KICK_IDLE and a kept slice are).
+ *        running one dispatches on PREEMPT only (IDLE kicks are no-ops
+ *        on a busy CPU, as SCX_KICK_IDLE is).
  *        Entering dispatch sets the forced flag (nothing is read before).
  *      read:     w = word; was = next[i]; held = cs_core_slot(); best is
  *                any queued cookie (vtimes are abstracted away, so every
  *                choice is explored), and when held conflicts with best
  *                the dispatch may or may not decide to yield
  *      yield:    preempt_conflicts(best): read the word, PREEMPT-kick
- *      claim-read: snap = word; cs_claim_verdict(snap): transit sends a
- *                SELF kick and tries the next candidate, stable tries the
- *                next candidate, OK goes on to
+ *      claim-read: snap = word; cs_claim_verdict(snap): transit and
+ *                stable try the next candidate (forced stays set: the
+ *                sibling in transit kicks at its commit or unclaim), OK
+ *                goes on to
  *      claim-CAS: succeeds if word == snap, else back to claim-read (a
  *                sibling wrote in between: a failed CAS)
  *      move:     take a queued task of the slot (forced = 0), then kick
@@ -48,7 +49,9 @@
  *                siblings if a claim was dropped, forced = 0 if nothing
  *                was queued at the read; the CPU goes idle
  *      switch:   the old task stops running, the commit at sched_switch
- *                sets cur[i] and the new task runs
+ *                sets cur[i] and the new task runs; then, if cur left a
+ *                cookie (for another one or for idle), the commit kicks
+ *                forced siblings: they may be waiting on that transit
  *      impose:   cs_cpu_release: set_claim(F), kick, preempt_conflicts(F),
  *                then the switch to the foreign task of cookie F
  *      intrude:  an idle CPU that moved a task of X to its local DSQ is
@@ -136,12 +139,12 @@ enum {
 	BUG_NO_KICK = 1 << 2, /* no kick_forced_siblings at all */
 	BUG_CLAIM_IGNORES_CUR = 1 << 3, /* verdict on next[] only */
 	BUG_INTRUDER_DROPS_CLAIM = 1 << 4, /* intruder() as impose() */
+	BUG_NO_COMMIT_KICK = 1 << 5, /* commit leaving a cookie kicks nobody */
 };
 
 enum {
 	K_IDLE = 1, /* kick_forced_siblings: SCX_KICK_IDLE */
 	K_PREEMPT = 2, /* preempt_conflicts: SCX_KICK_PREEMPT */
-	K_SELF = 4, /* transit retry: cs_kick(cpu, 0) */
 };
 
 /* Where a sibling is: a quiescent CPU is at PC_Q. */
@@ -159,6 +162,7 @@ enum {
 	PC_KICK_RELEASE, /* ... and its kick_forced_siblings */
 	PC_OUT, /* context switch: the old task stops */
 	PC_COMMIT, /* sched_switch: cur = new, the new task runs */
+	PC_KICK_COMMIT, /* ... and, cur left a cookie, kick_forced_siblings */
 	PC_ICLAIM, /* cs_cpu_release: set_claim(F) */
 	PC_IKICK, /* ... and its kick_forced_siblings */
 	PC_IPREEMPT, /* ... preempt_conflicts(F) */
@@ -614,12 +618,10 @@ static void step(struct model *m, size_t at, int i)
 			c->snap = s.word;
 			c->pc = PC_CCAS;
 		} else {
-			if (v == CS_BLOCKED_TRANSIT) {
-				c->kick |= K_SELF;
+			if (v == CS_BLOCKED_TRANSIT)
 				m->transit++;
-			} else {
+			else
 				m->stable++;
-			}
 			next_cand(c, c->ci);
 		}
 		break;
@@ -691,14 +693,21 @@ static void step(struct model *m, size_t at, int i)
 		    !(c->fgn & FGN_CHOSEN) && c->chosen != NONE &&
 		    s.imposes < m->max_imposes)
 			intrude(m, &s, at, i);
+		slot = cs_cur(s.word, i);
 		s.word = cs_set_cur(s.word, i, c->chosen);
+		c->pc = slot != c->chosen && slot != NONE &&
+				!(m->bugs & BUG_NO_COMMIT_KICK) ?
+			PC_KICK_COMMIT : PC_Q;
 		c->run = c->chosen;
 		c->fgn = c->fgn & FGN_CHOSEN ? FGN_RUNNING : 0;
 		c->chosen = NONE;
-		c->pc = PC_Q;
 		if (c->rq != NONE)
 			enqueue_kick(m, &s, c->rq);
 		c->rq = NONE;
+		break;
+	case PC_KICK_COMMIT:
+		kick_forced(m, &s, i);
+		c->pc = PC_Q;
 		break;
 	case PC_ICLAIM:
 		slot = cs_next(s.word, i);
@@ -836,6 +845,7 @@ static const char *const pc_name[NR_PCS] = {
 	[PC_KICK_RELEASE] = "kick forced (release)",
 	[PC_OUT] = "switch: old task stops, commit",
 	[PC_COMMIT] = "commit at sched_switch",
+	[PC_KICK_COMMIT] = "kick forced (commit left a cookie)",
 	[PC_ICLAIM] = "cpu_release: set_claim F",
 	[PC_IKICK] = "kick forced (impose)",
 	[PC_IPREEMPT] = "cpu_release: preempt_conflicts",
@@ -862,11 +872,10 @@ static void fmt_state(const struct model *m, const struct state *s, char *buf,
 		      s->q[2]);
 	for (i = 0; i < m->nr; i++)
 		if (s->s[i].kick)
-			n += snprintf(buf + n, len - n, " | kick>cpu%d%s%s%s", i,
+			n += snprintf(buf + n, len - n, " | kick>cpu%d%s%s", i,
 				      s->s[i].kick & K_IDLE ? " idle" : "",
 				      s->s[i].kick & K_PREEMPT ? " preempt" :
-								 "",
-				      s->s[i].kick & K_SELF ? " self" : "");
+								 "");
 }
 
 static void fmt_how(const struct model *m, const struct state *before,
@@ -1147,9 +1156,15 @@ static bool test_model_catches_commit_at_decision(void)
 	return check_catches(BUG_COMMIT_AT_DECISION, V_ISOLATION);
 }
 
+/*
+ * The release kick alone is covered by the commit's: a CPU that drops its
+ * claim at the end of dispatch goes idle, and its commit leaves the cookie
+ * too. Without both, a sibling waiting on that cookie is lost.
+ */
 static bool test_model_catches_lost_release_kick(void)
 {
-	return check_catches(BUG_NO_RELEASE_KICK, V_LOST_KICK);
+	return check_catches(BUG_NO_RELEASE_KICK | BUG_NO_COMMIT_KICK,
+			     V_LOST_KICK);
 }
 
 static bool test_model_catches_lost_kick(void)
@@ -1165,6 +1180,16 @@ static bool test_model_catches_claim_ignoring_cur(void)
 static bool test_model_catches_intruder_dropping_claim(void)
 {
 	return check_catches(BUG_INTRUDER_DROPS_CLAIM, V_ISOLATION);
+}
+
+/*
+ * A claim that finds a sibling in transit waits with its forced flag set,
+ * and is woken by that sibling's commit (or unclaim): without the commit's
+ * kick, it sleeps beside work it may run.
+ */
+static bool test_model_catches_lost_commit_kick(void)
+{
+	return check_catches(BUG_NO_COMMIT_KICK, V_LOST_KICK);
 }
 
 /* CS_MODEL_ONLY=substring runs only the tests whose name has it. */
@@ -1186,5 +1211,6 @@ int main(void)
 	RUN_IF(model_catches_lost_kick);
 	RUN_IF(model_catches_claim_ignoring_cur);
 	RUN_IF(model_catches_intruder_dropping_claim);
+	RUN_IF(model_catches_lost_commit_kick);
 	return nr_failed ? 1 : 0;
 }

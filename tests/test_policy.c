@@ -1006,6 +1006,27 @@ static bool test_task_cookie_limit(void)
 	return true;
 }
 
+/* The de Bruijn lookup finds the lowest set bit of every word shape. */
+static bool test_policy_low_bit(void)
+{
+	__u8 t[64];
+	__u64 x;
+	int b, hi;
+
+	memset(t, 0xff, sizeof(t));
+	cs_low_bit_table(t);
+	for (b = 0; b < 64; b++)
+		CHECK(t[b] < 64, "key %d unfilled: not a permutation", b);
+	for (b = 0; b < 64; b++) {
+		for (hi = b; hi < 64; hi++) {
+			x = (1ULL << b) | (1ULL << hi) | (hi < 63 ? ~0ULL << (hi + 1) : 0);
+			CHECK_EQ(t[cs_low_bit_key(x)], b);
+			CHECK_EQ(t[cs_low_bit_key(1ULL << b | 1ULL << hi)], b);
+		}
+	}
+	return true;
+}
+
 int main(void)
 {
 	RUN(policy_word_layout);
@@ -1042,6 +1063,7 @@ int main(void)
 	RUN(policy_scale);
 	RUN(policy_scale_zero_weight);
 	RUN(policy_should_yield);
+	RUN(policy_low_bit);
 	RUN(policy_clamp_vtime);
 	RUN(policy_clamp_vtime_no_underflow);
 	RUN(task_cookie_no_digit_runs);
