@@ -67,6 +67,7 @@ cfg_enter() {
 # start_empty: load the empty scheduler (build/broken_sched) as SCHED_PID,
 # so that stop_sched stops it and the snapshots record its BPF cost.
 start_empty() {
+	: >"$TMP/sched.err" # before file_has reads it
 	"$ROOT/build/broken_sched" >"$TMP/sched.out" 2>"$TMP/sched.err" &
 	SCHED_PID=$!
 	local i

@@ -136,7 +136,8 @@ struct cs_cpu_stat cpu_stats[CS_MAX_CPUS];
 struct cs_slot_stat slot_stats[CS_NR_SLOTS];
 u64 slot_vtime[CS_NR_SLOTS]; /* the cookie's weighted core time */
 u64 slot_tvnow[CS_NR_SLOTS]; /* task vtime clock inside the cookie */
-u64 slot_wsum[CS_NR_SLOTS]; /* sum of its runnable tasks' weights */
+u64 slot_wsum[CS_NR_SLOTS]; /* sum of its runnable tasks' weights (not 0's) */
+u64 wsum0_sum, wsum0_at; /* untagged_weight(): the last sum, and when */
 u64 live_mask[4]; /* slots with holders */
 u8 low_bit_tbl[64]; /* cs_low_bit_table(), filled by cs_init */
 u64 vnow; /* vtime of the most deserving cookie, monotonic */
@@ -225,14 +226,45 @@ static void slot_release(u8 s)
 	}
 }
 
+/*
+ * Untagged work (slot 0) runs everywhere: its runnable weight is counted
+ * per CPU (cs_cpu_stat.wsum0, where a task's weight was added), so that
+ * no wakeup or sleep of an untagged task writes a word shared by every
+ * CPU. The sum is taken at most once per CS_WSUM0_NS, by whichever CPU
+ * needs it first.
+ */
+#define CS_WSUM0_NS (1000ULL * 1000)
+
+static u64 untagged_weight(void)
+{
+	u64 now = bpf_ktime_get_ns();
+	s64 sum = 0;
+	s32 i;
+
+	if (now - wsum0_at < CS_WSUM0_NS)
+		return wsum0_sum;
+	bpf_for(i, 0, CS_MAX_CPUS) {
+		if ((u32)i >= nr_cpus)
+			break;
+		sum += cpu_stat(i)->wsum0;
+	}
+	wsum0_sum = sum > 0 ? sum : 0;
+	wsum0_at = now;
+	return wsum0_sum;
+}
+
 /* The weight a cookie is charged against. */
 static u64 slot_weight(u32 s)
 {
-	u64 cookie, id;
+	u64 cookie, id, w0;
 	u32 *w;
 
 	if (s >= CS_NR_SLOTS)
 		return 100;
+	if (s == 0) {
+		w0 = untagged_weight();
+		return w0 ? w0 : 100;
+	}
 	cookie = slot_stats[s].cookie;
 	if (cookie & CS_COOKIE_CGROUP) {
 		id = cookie & ~CS_COOKIE_CGROUP;
@@ -240,6 +272,32 @@ static u64 slot_weight(u32 s)
 		return w && *w ? *w : 100;
 	}
 	return slot_wsum[s] ? slot_wsum[s] : 100;
+}
+
+/*
+ * Add @cpu's pending charges to their cookie: its vtime (scaled by its
+ * weight, read here), core and run time. Charges pile up per CPU while it
+ * runs one cookie, so short runs (a pipe ping-pong: a charge per switch)
+ * write the shared counters once per tick, not once per switch; they are
+ * flushed when the CPU charges another cookie, at each tick and when it
+ * goes idle, so a cookie's vtime lags by at most a tick of each CPU's
+ * runs, as with a long run charged at ticks. Under @cpu's rq lock.
+ */
+static void charge_flush(s32 cpu)
+{
+	struct cs_cpu_stat *st = cpu_stat(cpu);
+	u32 s = st->pend_slot;
+
+	/* Not if the slot went to another cookie meanwhile. */
+	if (s < CS_NR_SLOTS && st->pend_core_ns &&
+	    slot_stats[s].cookie == st->pend_cookie) {
+		__sync_fetch_and_add(&slot_vtime[s],
+				     cs_scale(st->pend_core_ns, slot_weight(s)));
+		__sync_fetch_and_add(&slot_stats[s].core_ns, st->pend_core_ns);
+		__sync_fetch_and_add(&slot_stats[s].run_ns, st->pend_run_ns);
+	}
+	st->pend_core_ns = 0;
+	st->pend_run_ns = 0;
 }
 
 /*
@@ -251,12 +309,20 @@ static u64 slot_weight(u32 s)
  */
 static void weight_move(struct task_struct *p, struct task_ctx *tctx, u8 to)
 {
-	if (tctx->wslot < CS_NR_SLOTS && tctx->wval)
+	if (tctx->wslot == 0 && tctx->wval)
+		__sync_fetch_and_sub(&cpu_stat(tctx->wcpu)->wsum0, tctx->wval);
+	else if (tctx->wslot < CS_NR_SLOTS && tctx->wval)
 		__sync_fetch_and_sub(&slot_wsum[tctx->wslot], tctx->wval);
 	tctx->wval = 0;
 	if (to < CS_NR_SLOTS && !(slot_stats[to].cookie & CS_COOKIE_CGROUP)) {
 		tctx->wval = p->scx.weight;
-		__sync_fetch_and_add(&slot_wsum[to], tctx->wval);
+		if (to == 0) {
+			tctx->wcpu = bpf_get_smp_processor_id();
+			__sync_fetch_and_add(&cpu_stat(tctx->wcpu)->wsum0,
+					     tctx->wval);
+		} else {
+			__sync_fetch_and_add(&slot_wsum[to], tctx->wval);
+		}
 	}
 	tctx->wslot = to;
 }
@@ -732,6 +798,7 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 
 	/* Nothing compatible to run: release the claim and idle. */
 	set_claim(cpu, CS_SLOT_NONE);
+	charge_flush(cpu);
 	if (best != CS_SLOT_NONE) {
 		if (!st->fi_start) {
 			st->fi_start = bpf_ktime_get_ns();
@@ -954,7 +1021,8 @@ void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
 /* Charge @p's run since its last charge to itself and its cookie. */
 static void charge(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
 {
-	u64 now = bpf_ktime_get_ns(), delta, ch;
+	struct cs_cpu_stat *st = cpu_stat(cpu);
+	u64 now = bpf_ktime_get_ns(), delta;
 	u8 s = tctx->slot;
 
 	delta = now - tctx->last_charge;
@@ -963,14 +1031,18 @@ static void charge(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
 	tctx->last_charge = now;
 	if (p->scx.weight)
 		p->scx.dsq_vtime += delta * 100 / p->scx.weight;
-	cpu_stat(cpu)->busy_ns += delta;
+	st->busy_ns += delta;
 	if (s >= CS_NR_SLOTS)
 		return;
-	ch = cs_core_charge(delta, nr_sibs(cpu),
-			    cs_nr_running(core_read(cpu), nr_sibs(cpu), s));
-	__sync_fetch_and_add(&slot_vtime[s], cs_scale(ch, slot_weight(s)));
-	__sync_fetch_and_add(&slot_stats[s].core_ns, ch);
-	__sync_fetch_and_add(&slot_stats[s].run_ns, delta);
+	if (st->pend_slot != s || !st->pend_core_ns) {
+		charge_flush(cpu);
+		st->pend_slot = s;
+		st->pend_cookie = slot_stats[s].cookie;
+	}
+	st->pend_core_ns += cs_core_charge(delta, nr_sibs(cpu),
+					   cs_nr_running(core_read(cpu),
+							 nr_sibs(cpu), s));
+	st->pend_run_ns += delta;
 }
 
 void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
@@ -1039,6 +1111,7 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	if (!tctx)
 		return;
 	charge(p, tctx, cpu);
+	charge_flush(cpu);
 	if (draining(cpu) && !bound_kthread(p, cpu)) {
 		p->scx.slice = 0;
 		return;

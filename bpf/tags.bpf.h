@@ -62,6 +62,7 @@ struct task_ctx {
 	u8 wslot; /* slot its weight is counted in while runnable */
 	u8 fresh; /* slot refreshed by ops.runnable, for the ops.enqueue after */
 	u32 wval; /* weight counted in wslot (0: a cgroup cookie's task) */
+	u16 wcpu; /* slot 0: the CPU whose wsum0 it was added to */
 };
 
 struct {

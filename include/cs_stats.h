@@ -23,6 +23,12 @@ struct cs_cpu_stat {
 	__u64 fi_start; /* internal: start of the current forced idle, or 0 */
 	__u32 fi_slot; /* internal: slot that caused it */
 	__u32 forced; /* internal: blocked, wants a kick when the core frees */
+	/* internal: charges not yet added to the cookie's (charge_flush) */
+	__u64 pend_core_ns;
+	__u64 pend_run_ns;
+	__u64 pend_cookie; /* the slot's owner then (slots are reused) */
+	__u32 pend_slot;
+	__s64 wsum0; /* internal: untagged runnable weight added here */
 } __attribute__((aligned(64)));
 
 struct cs_slot_stat {
