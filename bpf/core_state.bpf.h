@@ -86,7 +86,9 @@ static s32 sib_cpu(s32 cpu, int i)
 
 /*
  * Try to set next[@cpu] = @slot. Returns a cs_verdict; on CS_CLAIM_OK the
- * claim is in place and no sibling can start an incompatible cookie.
+ * claim is in place and no sibling can start an incompatible cookie;
+ * CS_CLAIM_RACED if every CAS lost (the caller looks again: no sibling's
+ * commit is due to wake it).
  * Global (verified once) functions keep the verifier's work linear.
  * Every sibling index is checked, not only the first core_nr: the loader
  * may add a sibling (unfence) between two tries, and an index no sibling
@@ -112,7 +114,7 @@ __attribute__((noinline)) int core_claim(s32 cpu, u32 slot)
 		if (__sync_val_compare_and_swap(wp, w, cs_set_next(w, sib, slot)) == w)
 			return CS_CLAIM_OK;
 	}
-	return CS_BLOCKED_TRANSIT;
+	return CS_CLAIM_RACED;
 }
 
 /* Set next[@cpu] (no check: releasing or re-claiming what it runs). */

@@ -138,6 +138,8 @@ u64 slot_vtime[CS_NR_SLOTS]; /* the cookie's weighted core time */
 u64 slot_tvnow[CS_NR_SLOTS]; /* task vtime clock inside the cookie */
 u64 slot_wsum[CS_NR_SLOTS]; /* sum of its runnable tasks' weights (not 0's) */
 u64 wsum0_sum, wsum0_at; /* untagged_weight(): the last sum, and when */
+/* Untagged runnable weight added on each CPU (minus what left there). */
+struct cs_pcpu_s64 wsum0[CS_MAX_CPUS];
 u64 live_mask[4]; /* slots with holders */
 u8 low_bit_tbl[64]; /* cs_low_bit_table(), filled by cs_init */
 u64 vnow; /* vtime of the most deserving cookie, monotonic */
@@ -205,6 +207,7 @@ static u8 slot_acquire(u64 cookie)
 		slot_tvnow[s] = 0;
 		slot_wsum[s] = 0;
 		set_live(s, true);
+		slot_publish(cookie, s);
 	}
 	return s;
 }
@@ -228,28 +231,34 @@ static void slot_release(u8 s)
 
 /*
  * Untagged work (slot 0) runs everywhere: its runnable weight is counted
- * per CPU (cs_cpu_stat.wsum0, where a task's weight was added), so that
+ * per CPU (wsum0[], where a task's weight was added), so that
  * no wakeup or sleep of an untagged task writes a word shared by every
  * CPU. The sum is taken at most once per CS_WSUM0_NS, by whichever CPU
  * needs it first.
  */
 #define CS_WSUM0_NS (1000ULL * 1000)
 
+static s64 *wsum0_of(u32 cpu)
+{
+	return &wsum0[cpu & (CS_MAX_CPUS - 1)].v;
+}
+
 static u64 untagged_weight(void)
 {
-	u64 now = bpf_ktime_get_ns();
+	u64 now = bpf_ktime_get_ns(), at = wsum0_at;
 	s64 sum = 0;
 	s32 i;
 
-	if (now - wsum0_at < CS_WSUM0_NS)
+	/* One CPU sums at a time; the others use the last sum. */
+	if (now - at < CS_WSUM0_NS ||
+	    __sync_val_compare_and_swap(&wsum0_at, at, now) != at)
 		return wsum0_sum;
 	bpf_for(i, 0, CS_MAX_CPUS) {
 		if ((u32)i >= nr_cpus)
 			break;
-		sum += cpu_stat(i)->wsum0;
+		sum += *wsum0_of(i);
 	}
 	wsum0_sum = sum > 0 ? sum : 0;
-	wsum0_at = now;
 	return wsum0_sum;
 }
 
@@ -288,8 +297,12 @@ static void charge_flush(s32 cpu)
 	struct cs_cpu_stat *st = cpu_stat(cpu);
 	u32 s = st->pend_slot;
 
-	/* Not if the slot went to another cookie meanwhile. */
-	if (s < CS_NR_SLOTS && st->pend_core_ns &&
+	/*
+	 * Not if the slot went to another cookie meanwhile (a flush racing
+	 * with a new owner's slot_acquire on another CPU can still land on
+	 * it: at most a tick of one CPU's charge).
+	 */
+	if (s < CS_NR_SLOTS && (st->pend_core_ns || st->pend_run_ns) &&
 	    slot_stats[s].cookie == st->pend_cookie) {
 		__sync_fetch_and_add(&slot_vtime[s],
 				     cs_scale(st->pend_core_ns, slot_weight(s)));
@@ -298,6 +311,25 @@ static void charge_flush(s32 cpu)
 	}
 	st->pend_core_ns = 0;
 	st->pend_run_ns = 0;
+}
+
+/*
+ * Raise the cookie's vtime to at least @floor: a compare-and-swap, as
+ * charge_flush() adds to it from other CPUs at the same time.
+ */
+static void vtime_raise(u8 s, u64 floor)
+{
+	u64 v;
+	int i;
+
+	if (s >= CS_NR_SLOTS)
+		return;
+	bpf_for(i, 0, 8) {
+		v = *(volatile u64 *)&slot_vtime[s];
+		if (v >= floor ||
+		    __sync_val_compare_and_swap(&slot_vtime[s], v, floor) == v)
+			return;
+	}
 }
 
 /*
@@ -310,7 +342,7 @@ static void charge_flush(s32 cpu)
 static void weight_move(struct task_struct *p, struct task_ctx *tctx, u8 to)
 {
 	if (tctx->wslot == 0 && tctx->wval)
-		__sync_fetch_and_sub(&cpu_stat(tctx->wcpu)->wsum0, tctx->wval);
+		__sync_fetch_and_sub(wsum0_of(tctx->wcpu), tctx->wval);
 	else if (tctx->wslot < CS_NR_SLOTS && tctx->wval)
 		__sync_fetch_and_sub(&slot_wsum[tctx->wslot], tctx->wval);
 	tctx->wval = 0;
@@ -318,8 +350,7 @@ static void weight_move(struct task_struct *p, struct task_ctx *tctx, u8 to)
 		tctx->wval = p->scx.weight;
 		if (to == 0) {
 			tctx->wcpu = bpf_get_smp_processor_id();
-			__sync_fetch_and_add(&cpu_stat(tctx->wcpu)->wsum0,
-					     tctx->wval);
+			__sync_fetch_and_add(wsum0_of(tctx->wcpu), tctx->wval);
 		} else {
 			__sync_fetch_and_add(&slot_wsum[to], tctx->wval);
 		}
@@ -633,10 +664,13 @@ static enum run_result try_run(s32 cpu, u8 slot, struct task_struct *prev,
 
 	/*
 	 * A sibling in transit: its commit or unclaim kicks us (forced is
-	 * set), so wait for it like for a stable conflict.
+	 * set), so wait for it like for a stable conflict. Lost CAS races are
+	 * no transit, and nobody would kick us: look again at once.
 	 */
 	if (v == CS_BLOCKED_TRANSIT)
 		st->transit_retries++;
+	if (v == CS_CLAIM_RACED)
+		cs_kick(cpu, 0);
 	if (v != CS_CLAIM_OK)
 		return RUN_BLOCKED;
 
@@ -694,8 +728,14 @@ static bool drain_move(s32 cpu, u8 slot)
 		if (!bound_kthread(p, cpu))
 			continue;
 		/* A fenced CPU has no core word to claim in. */
-		if (!fenced(cpu) && core_claim(cpu, slot) != CS_CLAIM_OK)
-			break;
+		if (!fenced(cpu)) {
+			int v = core_claim(cpu, slot);
+
+			if (v == CS_CLAIM_RACED)
+				cs_kick(cpu, 0); /* no commit will kick us */
+			if (v != CS_CLAIM_OK)
+				break;
+		}
 		moved = cs_move_iterated(&it, p, SCX_DSQ_LOCAL);
 		break;
 	}
@@ -775,7 +815,8 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	cands[1] = mode == CS_MODE_FILL ? 0 : CS_SLOT_NONE;
 	/*
 	 * Also after yielding: the claim of @best then blocks (forced, so the
-	 * holder leaving kicks us) or retries (transit). Not trying it lost
+	 * holder leaving, or the switching sibling's commit, kicks us). Not
+	 * trying it lost
 	 * the wakeup when two siblings yielded to each other (test_model).
 	 */
 	cands[2] = best;
@@ -798,7 +839,6 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 
 	/* Nothing compatible to run: release the claim and idle. */
 	set_claim(cpu, CS_SLOT_NONE);
-	charge_flush(cpu);
 	if (best != CS_SLOT_NONE) {
 		if (!st->fi_start) {
 			st->fi_start = bpf_ktime_get_ns();
@@ -979,20 +1019,24 @@ s32 BPF_STRUCT_OPS(cs_select_cpu, struct task_struct *p, s32 prev_cpu,
 
 void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
 {
+	struct cs_cpu_stat *here = cpu_stat(bpf_get_smp_processor_id());
 	struct task_ctx *tctx = task_ctx(p);
 	u8 slot = CS_SLOT_EXCL;
+	bool fresh;
 	u64 vt;
 	s32 cpu;
 
 	if (tctx) {
 		/*
 		 * Right after ops.runnable (a wakeup: the same enqueue_task_scx()
-		 * call, under the same rq lock) its refresh stands; a re-queue
-		 * (slice expiry, cpu_release) resolves the cookie again.
+		 * call on this CPU, under the same rq lock, nothing in between)
+		 * its refresh stands; a re-queue (slice expiry, cpu_release),
+		 * or a runnable without its enqueue (a local insert, then a
+		 * hotplug migration), resolves the cookie again.
 		 */
-		slot = tctx->fresh && tctx->slot != CS_SLOT_NONE ?
-			       tctx->slot :
-			       refresh(p, tctx);
+		fresh = tctx->fresh && tctx->slot != CS_SLOT_NONE &&
+			here->fresh_pid == (u32)p->pid;
+		slot = fresh ? tctx->slot : refresh(p, tctx);
 		tctx->fresh = 0;
 		tctx->enq_at = bpf_ktime_get_ns();
 	}
@@ -1003,8 +1047,8 @@ void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
 		if (slot < CS_NR_SLOTS) {
 			vt = cs_clamp_vtime(vt, slot_tvnow[slot], slice_ns);
 			if (cs_nr_queued(slot) <= 0)
-				slot_vtime[slot] = cs_clamp_vtime(
-					slot_vtime[slot], vnow, 4 * grace_ns);
+				vtime_raise(slot, cs_clamp_vtime(0, vnow,
+								 4 * grace_ns));
 		}
 		p->scx.dsq_vtime = vt;
 		cs_insert_vtime(p, dsq_of(slot), slice_ns, vt, enq_flags);
@@ -1034,7 +1078,7 @@ static void charge(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
 	st->busy_ns += delta;
 	if (s >= CS_NR_SLOTS)
 		return;
-	if (st->pend_slot != s || !st->pend_core_ns) {
+	if (st->pend_slot != s || st->pend_cookie != slot_stats[s].cookie) {
 		charge_flush(cpu);
 		st->pend_slot = s;
 		st->pend_cookie = slot_stats[s].cookie;
@@ -1158,6 +1202,7 @@ void BPF_STRUCT_OPS(cs_runnable, struct task_struct *p, u64 enq_flags)
 	if (tctx) {
 		weight_move(p, tctx, refresh(p, tctx));
 		tctx->fresh = 1;
+		cpu_stat(bpf_get_smp_processor_id())->fresh_pid = (u32)p->pid;
 	}
 }
 
@@ -1181,7 +1226,13 @@ void BPF_STRUCT_OPS(cs_set_weight, struct task_struct *p, u32 weight)
 
 void BPF_STRUCT_OPS(cs_update_idle, s32 cpu, bool idle)
 {
-	if (!idle)
+	/*
+	 * Going idle (under its rq lock, after the last task's ops.stopping):
+	 * no tick will flush its pending charges while it idles.
+	 */
+	if (idle)
+		charge_flush(cpu);
+	else
 		forced_idle_end(cpu_stat(cpu));
 }
 

@@ -173,10 +173,19 @@ static u8 slot_get(u64 cookie, bool *fresh)
 		}
 	}
 	bpf_spin_unlock(&t->lock);
-
-	if (*fresh)
-		bpf_map_update_elem(&cookie_slot, &cookie, &s, BPF_ANY);
 	return s;
+}
+
+/*
+ * Publish a fresh slot of @cookie for its other tasks to find: only once
+ * its owner's counters are reset (slot_acquire), or a second task could
+ * add its weight to them before the reset wiped it.
+ */
+static void slot_publish(u64 cookie, u8 s)
+{
+	u32 v = s;
+
+	bpf_map_update_elem(&cookie_slot, &cookie, &v, BPF_ANY);
 }
 
 /* Drop a reference taken by slot_get(). */

@@ -50,10 +50,20 @@ struct cs_core {
 	__u64 pad[7];
 };
 
+/*
+ * A per-CPU counter on a cache line of its own: its CPU adds to it, and
+ * other CPUs sometimes subtract (untagged weight, wsum0).
+ */
+struct cs_pcpu_s64 {
+	__s64 v;
+	__s64 pad[7];
+};
+
 enum cs_verdict {
 	CS_CLAIM_OK = 0,
 	CS_BLOCKED_STABLE = 1, /* a sibling runs an incompatible cookie */
-	CS_BLOCKED_TRANSIT = 2, /* a sibling is switching; retry shortly */
+	CS_BLOCKED_TRANSIT = 2, /* a sibling is switching: its commit kicks */
+	CS_CLAIM_RACED = 3, /* core_claim only: lost every CAS, look again */
 };
 
 static inline __u8 cs_next(__u64 w, int i)

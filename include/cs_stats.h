@@ -28,7 +28,7 @@ struct cs_cpu_stat {
 	__u64 pend_run_ns;
 	__u64 pend_cookie; /* the slot's owner then (slots are reused) */
 	__u32 pend_slot;
-	__s64 wsum0; /* internal: untagged runnable weight added here */
+	__u32 fresh_pid; /* internal: the task of this CPU's last ops.runnable */
 } __attribute__((aligned(64)));
 
 struct cs_slot_stat {

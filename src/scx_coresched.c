@@ -636,13 +636,16 @@ static enum run_end sched_wait(struct sched *s, const struct opts *o,
 			       struct cs_topo *topo)
 {
 	int wait_ms = o->stats_secs > 0 ? (int)(o->stats_secs * 1000) : 1000;
-	struct cs_snapshot *prev = calloc(1, sizeof(*prev));
-	struct cs_snapshot *cur = calloc(1, sizeof(*cur));
+	/* aligned_alloc: the per-CPU stats are cache-line aligned. */
+	struct cs_snapshot *prev = aligned_alloc(64, sizeof(*prev));
+	struct cs_snapshot *cur = aligned_alloc(64, sizeof(*cur));
 	struct cs_interval iv;
 	__u64 next = cs_now_ns() + (__u64)wait_ms * 1000000;
 
 	if (!prev || !cur)
 		die("out of memory");
+	memset(prev, 0, sizeof(*prev));
+	memset(cur, 0, sizeof(*cur));
 	snapshot(s->skel, prev);
 	while (!stop && !s->ended && !s->skel->bss->exit_info.kind) {
 		__u64 now = cs_now_ns();
