@@ -1133,8 +1133,22 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 	 * normal pick, rq->curr is still the previous task and the commit
 	 * waits for the switch.
 	 */
-	if (scx_bpf_task_running(p))
-		commit_cur(cpu, slot);
+	if (!scx_bpf_task_running(p))
+		return;
+	commit_cur(cpu, slot);
+	/*
+	 * Its new cookie conflicts with what a sibling runs (impose kicked
+	 * that sibling, an IPI away; a cgroup move of a running shell into a
+	 * tagged cgroup, seen as a 1.1 ms overlap by the bench's observer).
+	 * Leave the CPU too, at this CPU's own reschedule: the task comes
+	 * back through dispatch, whose claim waits for the sibling to leave,
+	 * as tick does for a conflict next door.
+	 */
+	if (cs_claim_verdict(core_read(cpu), sib_of(cpu), nr_sibs(cpu), slot,
+			     mode) != CS_CLAIM_OK) {
+		p->scx.slice = 0;
+		cs_kick(cpu, SCX_KICK_PREEMPT);
+	}
 }
 
 void BPF_STRUCT_OPS(cs_stopping, struct task_struct *p, bool runnable)
