@@ -22,7 +22,7 @@ TOOLS = {
 
 # The BPF programs whose cost is reported, in callback order.
 BPF_PROGS = ["cs_select_cpu", "cs_enqueue", "cs_dispatch", "cs_tick",
-             "cs_running", "cs_stopping", "cs_commit"]
+             "cs_running", "cs_stopping", "cs_update_idle", "cs_commit"]
 # The empty scheduler's (configuration "empty": tests/guest/broken.bpf.c).
 EMPTY_PROGS = ["broken_enqueue"]
 

@@ -69,8 +69,10 @@
  *    one starts on a CPU, whatever ran there before (idle, another RT task,
  *    one of ours), the commit hook records its cookie as that CPU's claim
  *    and cur, so no sibling starts a conflicting one, and kicks the siblings
- *    that run one: they stop within an IPI, as with upstream. That window
- *    is the one place where isolation is not strict. Kernel threads are
+ *    that run one: they stop within an IPI, as with upstream. That window,
+ *    and a running task's new cookie until its tick or re-queue (see 6),
+ *    are where isolation is not strict (and hotplug, load and unload:
+ *    the README). Kernel threads are
  *    cookie 0 unless --trust-kthreads makes them compatible with everything.
  *
  * 6. Failing closed. A compare-and-swap on a core word that keeps losing
@@ -304,8 +306,8 @@ static void charge_flush(s32 cpu)
 	 */
 	if (s < CS_NR_SLOTS && (st->pend_core_ns || st->pend_run_ns) &&
 	    slot_stats[s].cookie == st->pend_cookie) {
-		__sync_fetch_and_add(&slot_vtime[s],
-				     cs_scale(st->pend_core_ns, slot_weight(s)));
+		__sync_fetch_and_add(&slot_vtime[s], cs_scale(st->pend_core_ns,
+							      slot_weight(s)));
 		__sync_fetch_and_add(&slot_stats[s].core_ns, st->pend_core_ns);
 		__sync_fetch_and_add(&slot_stats[s].run_ns, st->pend_run_ns);
 	}
@@ -362,8 +364,9 @@ static void weight_move(struct task_struct *p, struct task_ctx *tctx, u8 to)
  * Make the task's slot current with its tags. The cookie is resolved
  * afresh every time (a hash lookup and a short cgroup walk), so a task is
  * queued under the tags in force when it was queued: the same ones an
- * outside observer reads when it switches in. Only called while the task
- * is not running on a claim (select_cpu, runnable, enqueue).
+ * outside observer reads when it switches in. Called from select_cpu,
+ * runnable and enqueue: while the task waits, or when a running task is
+ * re-queued (ops.running then commits its new slot).
  */
 static u8 refresh(struct task_struct *p, struct task_ctx *tctx)
 {
@@ -436,8 +439,8 @@ __attribute__((noinline)) u64 pick_best_packed(u32 skip_a, u32 skip_b)
 			live &= live - 1;
 			if (i >= CS_NR_SLOTS)
 				break;
-			if (i == skip_a || i == skip_b || slot_vtime[i] >= bvt ||
-			    cs_nr_queued(i) <= 0)
+			if (i == skip_a || i == skip_b ||
+			    slot_vtime[i] >= bvt || cs_nr_queued(i) <= 0)
 				continue;
 			best = i;
 			bvt = slot_vtime[i];
@@ -653,6 +656,17 @@ enum run_result {
 };
 
 /*
+ * Is @prev still of @slot? A re-queue refreshes its slot (ops.enqueue); a
+ * re-tag without one is the tick's to find, as for any running task.
+ */
+static bool prev_still(struct task_struct *prev, u8 slot)
+{
+	struct task_ctx *tctx = task_ctx(prev);
+
+	return tctx && tctx->slot == slot;
+}
+
+/*
  * Claim @slot and move one of its tasks here, or keep @prev if it is of
  * @slot and nothing else of it waits.
  */
@@ -675,8 +689,12 @@ static enum run_result try_run(s32 cpu, u8 slot, struct task_struct *prev,
 		return RUN_BLOCKED;
 
 	if (!cs_move_to_local(dsq_of(slot))) {
-		if (!prev || prev_slot != slot) {
-			/* Nothing of @slot can run here after all. */
+		/*
+		 * Nothing of @slot can run here after all; nor prev if it was
+		 * re-tagged while the move had dropped the rq lock (a re-queue
+		 * from another CPU, see cs_running).
+		 */
+		if (!prev || prev_slot != slot || !prev_still(prev, slot)) {
 			set_claim(cpu, CS_SLOT_NONE);
 			return RUN_NOT_HERE;
 		}
@@ -857,6 +875,14 @@ static bool rq_online(s32 cpu)
 	return rq && (BPF_CORE_READ(rq, scx.flags) & SCX_RQ_ONLINE);
 }
 
+/* Is @cpu inside balance (its ops.dispatch may have dropped its rq lock)? */
+static bool in_balance(s32 cpu)
+{
+	struct rq *rq = scx_bpf_cpu_rq(cpu);
+
+	return rq && (BPF_CORE_READ(rq, scx.flags) & SCX_RQ_IN_BALANCE);
+}
+
 /*
  * May work be sent to @cpu? Not if sched_ext does not treat it as online:
  * a CPU coming up is active, so the kernel lets tasks wake on it, before
@@ -1028,8 +1054,9 @@ void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
 
 	if (tctx) {
 		/*
-		 * Right after ops.runnable (a wakeup: the same enqueue_task_scx()
-		 * call on this CPU, under the same rq lock, nothing in between)
+		 * Right after ops.runnable (a wakeup or a re-queue's restore:
+		 * the same enqueue_task_scx() call on this CPU, under the same
+		 * rq lock, nothing in between)
 		 * its refresh stands; a re-queue (slice expiry, cpu_release),
 		 * or a runnable without its enqueue (a local insert, then a
 		 * hotplug migration), resolves the cookie again.
@@ -1083,9 +1110,9 @@ static void charge(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
 		st->pend_slot = s;
 		st->pend_cookie = slot_stats[s].cookie;
 	}
-	st->pend_core_ns += cs_core_charge(delta, nr_sibs(cpu),
-					   cs_nr_running(core_read(cpu),
-							 nr_sibs(cpu), s));
+	st->pend_core_ns +=
+		cs_core_charge(delta, nr_sibs(cpu),
+			       cs_nr_running(core_read(cpu), nr_sibs(cpu), s));
 	st->pend_run_ns += delta;
 }
 
@@ -1117,21 +1144,34 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 	if (slot < CS_NR_SLOTS && p->scx.dsq_vtime > slot_tvnow[slot])
 		slot_tvnow[slot] = p->scx.dsq_vtime;
 	/*
+	 * The prev of a dispatch in progress on its CPU, re-queued by a nice,
+	 * affinity or cgroup change made from another CPU while that dispatch
+	 * had dropped the rq lock (to pull a task from another CPU): it is not
+	 * executing, and the switch that follows commits what does. Keep the
+	 * dispatch's claim and cur; let the task leave through ops.enqueue
+	 * rather than from the head of the local queue with its old slice.
+	 */
+	if (in_balance(cpu)) {
+		p->scx.slice = 0;
+		return;
+	}
+	/*
 	 * The kernel itself dispatched this task (load transition, or a CPU
-	 * in hotplug transition running its per-CPU kthreads): record it and
-	 * make conflicting siblings reschedule at once.
+	 * in hotplug transition running its per-CPU kthreads), or a running
+	 * task was re-queued with a new cookie (below): record it and make
+	 * conflicting siblings reschedule at once.
 	 */
 	if (cs_next(core_read(cpu), sib_of(cpu)) != slot) {
 		st->unclaimed_runs++;
 		impose(cpu, slot);
 	}
 	/*
-	 * Already its CPU's current task: no context switch follows (a
-	 * running task whose cookie changed, re-queued by a nice, affinity or
-	 * cgroup change, possibly from another CPU), so the commit hook will
-	 * not see it. Commit here: the task runs @slot from now on. On a
-	 * normal pick, rq->curr is still the previous task and the commit
-	 * waits for the switch.
+	 * Already its CPU's current task, and executing (not in balance,
+	 * above): no context switch follows (a running task re-queued by a
+	 * nice, affinity or cgroup change, possibly from another CPU), so the
+	 * commit hook will not see it. Commit here: the task runs @slot from
+	 * now on. On a normal pick, rq->curr is still the previous task and
+	 * the commit waits for the switch.
 	 */
 	if (!scx_bpf_task_running(p))
 		return;
@@ -1140,14 +1180,16 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 	 * Its new cookie conflicts with what a sibling runs (impose kicked
 	 * that sibling, an IPI away; a cgroup move of a running shell into a
 	 * tagged cgroup, seen as a 1.1 ms overlap by the bench's observer).
-	 * Leave the CPU too, at this CPU's own reschedule: the task comes
-	 * back through dispatch, whose claim waits for the sibling to leave,
-	 * as tick does for a conflict next door.
+	 * Leave the CPU too: the task comes back through dispatch, whose
+	 * claim waits for the sibling to leave, as tick does for a conflict
+	 * next door. A cgroup move reschedules the task at once (and a move
+	 * of itself, at its return); a change made from another CPU takes
+	 * this kick (a reschedule: the slice is already 0).
 	 */
 	if (cs_claim_verdict(core_read(cpu), sib_of(cpu), nr_sibs(cpu), slot,
 			     mode) != CS_CLAIM_OK) {
 		p->scx.slice = 0;
-		cs_kick(cpu, SCX_KICK_PREEMPT);
+		cs_kick(cpu, 0);
 	}
 }
 
@@ -1215,7 +1257,12 @@ void BPF_STRUCT_OPS(cs_runnable, struct task_struct *p, u64 enq_flags)
 
 	if (tctx) {
 		weight_move(p, tctx, refresh(p, tctx));
-		tctx->fresh = 1;
+		/*
+		 * Not on a runqueue sched_ext sees offline: the task is put on
+		 * its local queue with no ops.enqueue, and may reach one later
+		 * by a hotplug migration.
+		 */
+		tctx->fresh = rq_online(scx_bpf_task_cpu(p));
 		cpu_stat(bpf_get_smp_processor_id())->fresh_pid = (u32)p->pid;
 	}
 }
@@ -1254,6 +1301,8 @@ void BPF_STRUCT_OPS(cs_cpu_release, s32 cpu, struct scx_cpu_release_args *args)
 {
 	u8 slot = foreign_slot(args->task);
 
+	/* A higher class runs next: no tick or idle of ours flushes. */
+	charge_flush(cpu);
 	/* cur still names what runs here until the switch commits. */
 	impose(cpu, slot);
 	scx_bpf_reenqueue_local();

@@ -3,7 +3,8 @@
  * Tagging: from a task to its cookie, and from a cookie to a slot.
  *
  * The tags themselves live in the pinned maps of cookie.bpf.h. A task's
- * cookie is resolved again at every enqueue and tick; its slot is cached
+ * cookie is resolved again at every wakeup, enqueue and tick (an enqueue
+ * right after ops.runnable reuses runnable's lookup); its slot is cached
  * with the cookie it was taken for.
  *
  * Slots are reference counted by the tasks that hold them. A slot's cookie

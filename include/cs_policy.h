@@ -57,7 +57,7 @@ struct cs_core {
 struct cs_pcpu_s64 {
 	__s64 v;
 	__s64 pad[7];
-};
+} __attribute__((aligned(64)));
 
 enum cs_verdict {
 	CS_CLAIM_OK = 0,

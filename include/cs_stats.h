@@ -11,7 +11,11 @@
 #include <linux/types.h>
 #endif
 
-/* One per CPU, each on cache lines of its own: every CPU writes its own. */
+/*
+ * One per CPU, each on cache lines of its own: written mostly by its own
+ * CPU (a re-queue from another CPU, and the loader's reset of max_wait_ns,
+ * write it from elsewhere).
+ */
 struct cs_cpu_stat {
 	__u64 busy_ns; /* time running our tasks */
 	__u64 forced_idle_ns; /* idle while blocked by a sibling's cookie */
@@ -19,7 +23,8 @@ struct cs_cpu_stat {
 	__u64 cookie_switches; /* claims of a cookie other than the core's last */
 	__u64 max_wait_ns; /* worst enqueue-to-run delay; reader resets it */
 	__u64 transit_retries; /* claims that waited for a sibling's switch */
-	__u64 unclaimed_runs; /* runs without a matching claim (load transition) */
+	__u64 unclaimed_runs; /* runs without a matching claim (load transition,
+				 a running task re-queued with a new cookie) */
 	__u64 fi_start; /* internal: start of the current forced idle, or 0 */
 	__u32 fi_slot; /* internal: slot that caused it */
 	__u32 forced; /* internal: blocked, wants a kick when the core frees */

@@ -227,7 +227,7 @@ void cs_interval_print_prom(FILE *f, const struct cs_topo *t,
 	prom_gauge(f, "kicks_per_second", "Sibling kicks per second in the interval.", iv->kicks_per_s, 1);
 	prom_gauge(f, "max_wait_ms", "Worst enqueue-to-run wait in the interval.", iv->max_wait_ms, 3);
 	prom_gauge(f, "transit_retries", "Claims that found a sibling switching (they wait for its commit), in the interval.", (double)iv->transit_retries, 0);
-	prom_gauge(f, "unclaimed_runs", "Runs without a matching claim (load transition), in the interval.", (double)iv->unclaimed_runs, 0);
+	prom_gauge(f, "unclaimed_runs", "Runs without a matching claim (load transition, a running task re-queued with a new cookie), in the interval.", (double)iv->unclaimed_runs, 0);
 	fflush(f);
 }
 

@@ -93,7 +93,8 @@
  *    preempted task is queued at once and its enqueue's kick goes, at the
  *    switch, to the idle sibling find_cpu() would pick. No new tasks
  *    arrive, cs_running's impose for tasks the kernel dispatched by itself
- *    is not modelled, nor is core_claim's limit of 8 CASes. The old task
+ *    is not modelled, nor is core_claim's limit of 8 CASes (after which
+ *    the CPU kicks itself to look again: CS_CLAIM_RACED). The old task
  *    stopping and the commit are one step: the stop is invisible to the
  *    other CPUs. CS_MODEL_BOUNDS="A,B,C,expiries,intrusions,busy,active,
  *    depth" overrides the bounds, CS_MODEL_ONLY=name picks tests,
@@ -695,9 +696,10 @@ static void step(struct model *m, size_t at, int i)
 			intrude(m, &s, at, i);
 		slot = cs_cur(s.word, i);
 		s.word = cs_set_cur(s.word, i, c->chosen);
-		c->pc = slot != c->chosen && slot != NONE &&
-				!(m->bugs & BUG_NO_COMMIT_KICK) ?
-			PC_KICK_COMMIT : PC_Q;
+		c->pc = PC_Q;
+		if (slot != c->chosen && slot != NONE &&
+		    !(m->bugs & BUG_NO_COMMIT_KICK))
+			c->pc = PC_KICK_COMMIT;
 		c->run = c->chosen;
 		c->fgn = c->fgn & FGN_CHOSEN ? FGN_RUNNING : 0;
 		c->chosen = NONE;

@@ -1019,7 +1019,8 @@ static bool test_policy_low_bit(void)
 		CHECK(t[b] < 64, "key %d unfilled: not a permutation", b);
 	for (b = 0; b < 64; b++) {
 		for (hi = b; hi < 64; hi++) {
-			x = (1ULL << b) | (1ULL << hi) | (hi < 63 ? ~0ULL << (hi + 1) : 0);
+			x = (1ULL << b) | (1ULL << hi) |
+			    (hi < 63 ? ~0ULL << (hi + 1) : 0);
 			CHECK_EQ(t[cs_low_bit_key(x)], b);
 			CHECK_EQ(t[cs_low_bit_key(1ULL << b | 1ULL << hi)], b);
 		}

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * broken_fifo: a deliberately broken core scheduler, built only for the
- * tests of coresched-audit (tests/guest/audit.sh). It is one global FIFO
+ * broken_fifo: a deliberately broken core scheduler, built for the tests
+ * of coresched-audit (tests/guest/audit.sh) and run by the benchmark as
+ * its "empty" configuration (bench/configs.sh). It is one global FIFO
  * queue that ignores cookies, so tasks of different cookies run on SMT
  * siblings at the same time: the audit must see overlap and exit 1. It is
  * also the baseline of "a sched_ext scheduler with no core scheduling".
