@@ -834,8 +834,8 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	/*
 	 * Also after yielding: the claim of @best then blocks (forced, so the
 	 * holder leaving, or the switching sibling's commit, kicks us). Not
-	 * trying it lost
-	 * the wakeup when two siblings yielded to each other (test_model).
+	 * trying it lost the wakeup when two siblings yielded to each other
+	 * (test_model).
 	 */
 	cands[2] = best;
 
@@ -1056,10 +1056,10 @@ void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
 		/*
 		 * Right after ops.runnable (a wakeup or a re-queue's restore:
 		 * the same enqueue_task_scx() call on this CPU, under the same
-		 * rq lock, nothing in between)
-		 * its refresh stands; a re-queue (slice expiry, cpu_release),
-		 * or a runnable without its enqueue (a local insert, then a
-		 * hotplug migration), resolves the cookie again.
+		 * rq lock, nothing in between) its refresh stands; a re-queue
+		 * (slice expiry, cpu_release), or a runnable without its
+		 * enqueue (a local insert, then a hotplug migration), resolves
+		 * the cookie again.
 		 */
 		fresh = tctx->fresh && tctx->slot != CS_SLOT_NONE &&
 			here->fresh_pid == (u32)p->pid;
