@@ -558,8 +558,11 @@ case_churn() {
 	info "churn $topo: cs_cgrp_tag after: $tags tags, $leaked of removed cgroups ($lpaths); cookie slots held with no tenant left: $held (nr_free $free)"
 	info "churn $topo: $(obs_summary "$OBS_OUT")"
 	info "churn $topo: windows not involving the moved task (asserted): $ov_ns ns in $ov_n; involving it (measured): $m_ns ns in $m_n"
+	info "churn $topo (strict, measured): $(obs_summary "$STRICT_OUT")"
+	grep overlap_example "$STRICT_OUT" | head -n 2 | sed 's/^/#   strict: /'
 	row churn "$COOKIES cookies,$n_cg cgroups,$n_mv moves" "renice $n_nice,taskset $n_aff,exec" \
-		"$(field "$OBS_OUT" overlap_ns)" "$(ms "$OBS_OUT" max_wait_ns) ms" "$ej" \
+		"$(field "$OBS_OUT" overlap_ns) (strict $(field "$STRICT_OUT" overlap_ns))" \
+		"$(ms "$OBS_OUT" max_wait_ns) ms" "$ej" \
 		"leaks: tags $leaked slots $held"
 	verdict $name "$why"
 	case_end
