@@ -87,8 +87,8 @@ static s32 sib_cpu(s32 cpu, int i)
 /*
  * Try to set next[@cpu] = @slot. Returns a cs_verdict; on CS_CLAIM_OK the
  * claim is in place and no sibling can start an incompatible cookie;
- * CS_CLAIM_RACED if every CAS lost (the caller looks again: no sibling's
- * commit is due to wake it).
+ * CS_CLAIM_RACED if every CAS lost: no sibling's commit is due to wake
+ * this CPU, so it kicks itself to look again.
  * Global (verified once) functions keep the verifier's work linear.
  * Every sibling index is checked, not only the first core_nr: the loader
  * may add a sibling (unfence) between two tries, and an index no sibling
@@ -114,6 +114,7 @@ __attribute__((noinline)) int core_claim(s32 cpu, u32 slot)
 		if (__sync_val_compare_and_swap(wp, w, cs_set_next(w, sib, slot)) == w)
 			return CS_CLAIM_OK;
 	}
+	cs_kick(cpu, 0);
 	return CS_CLAIM_RACED;
 }
 

@@ -678,13 +678,11 @@ static enum run_result try_run(s32 cpu, u8 slot, struct task_struct *prev,
 
 	/*
 	 * A sibling in transit: its commit or unclaim kicks us (forced is
-	 * set), so wait for it like for a stable conflict. Lost CAS races are
-	 * no transit, and nobody would kick us: look again at once.
+	 * set), so wait for it like for a stable conflict (lost CAS races:
+	 * core_claim kicked us).
 	 */
 	if (v == CS_BLOCKED_TRANSIT)
 		st->transit_retries++;
-	if (v == CS_CLAIM_RACED)
-		cs_kick(cpu, 0);
 	if (v != CS_CLAIM_OK)
 		return RUN_BLOCKED;
 
@@ -746,14 +744,8 @@ static bool drain_move(s32 cpu, u8 slot)
 		if (!bound_kthread(p, cpu))
 			continue;
 		/* A fenced CPU has no core word to claim in. */
-		if (!fenced(cpu)) {
-			int v = core_claim(cpu, slot);
-
-			if (v == CS_CLAIM_RACED)
-				cs_kick(cpu, 0); /* no commit will kick us */
-			if (v != CS_CLAIM_OK)
-				break;
-		}
+		if (!fenced(cpu) && core_claim(cpu, slot) != CS_CLAIM_OK)
+			break;
 		moved = cs_move_iterated(&it, p, SCX_DSQ_LOCAL);
 		break;
 	}
@@ -867,20 +859,24 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	}
 }
 
-/* Does sched_ext see @cpu's runqueue online (does it call dispatch there)? */
-static bool rq_online(s32 cpu)
+/* sched_ext's flags of @cpu's runqueue (SCX_RQ_*). */
+static u32 rq_scx_flags(s32 cpu)
 {
 	struct rq *rq = scx_bpf_cpu_rq(cpu);
 
-	return rq && (BPF_CORE_READ(rq, scx.flags) & SCX_RQ_ONLINE);
+	return rq ? BPF_CORE_READ(rq, scx.flags) : 0;
+}
+
+/* Does sched_ext see @cpu's runqueue online (does it call dispatch there)? */
+static bool rq_online(s32 cpu)
+{
+	return rq_scx_flags(cpu) & SCX_RQ_ONLINE;
 }
 
 /* Is @cpu inside balance (its ops.dispatch may have dropped its rq lock)? */
 static bool in_balance(s32 cpu)
 {
-	struct rq *rq = scx_bpf_cpu_rq(cpu);
-
-	return rq && (BPF_CORE_READ(rq, scx.flags) & SCX_RQ_IN_BALANCE);
+	return rq_scx_flags(cpu) & SCX_RQ_IN_BALANCE;
 }
 
 /*

@@ -63,7 +63,7 @@ enum cs_verdict {
 	CS_CLAIM_OK = 0,
 	CS_BLOCKED_STABLE = 1, /* a sibling runs an incompatible cookie */
 	CS_BLOCKED_TRANSIT = 2, /* a sibling is switching: its commit kicks */
-	CS_CLAIM_RACED = 3, /* core_claim only: lost every CAS, look again */
+	CS_CLAIM_RACED = 3, /* core_claim only: lost every CAS, kicked itself */
 };
 
 static inline __u8 cs_next(__u64 w, int i)
