@@ -86,6 +86,67 @@ static __u64 total_run(const struct cs_sweep *s)
 	return sum;
 }
 
+/* How many of a core's cookies its text line names; the rest is "other". */
+#define CORE_SHARES_SHOWN 3
+
+static __u64 core_run(const struct cs_sweep_core *c)
+{
+	__u64 sum = c->other_run_ns;
+	int i;
+
+	for (i = 0; i < c->nr_cookies; i++)
+		sum += c->cookie[i].run_ns;
+	return sum;
+}
+
+/* Largest run time first; equal ones by cookie, for a stable output. */
+static int cmp_run(const void *x, const void *y)
+{
+	const struct cs_sweep_cookie *a = x, *b = y;
+
+	if (a->run_ns != b->run_ns)
+		return a->run_ns < b->run_ns ? 1 : -1;
+	return a->cookie < b->cookie ? -1 : a->cookie > b->cookie;
+}
+
+/* Core @c's cookies into @by, largest share first; returns how many. */
+static int core_cookies(const struct cs_sweep_core *c,
+			struct cs_sweep_cookie by[CS_SWEEP_CORE_COOKIES])
+{
+	memcpy(by, c->cookie, c->nr_cookies * sizeof(*by));
+	qsort(by, c->nr_cookies, sizeof(*by), cmp_run);
+	return c->nr_cookies;
+}
+
+/*
+ * " shares 0xa:60.0%,0xb:30.0%,0x0:5.0%,other:5.0%": the core's
+ * CORE_SHARES_SHOWN largest cookies, then whatever else ran on it (smaller
+ * cookies and those beyond its table) as other. The JSON has them all.
+ */
+static void text_core_shares(FILE *f, const struct cs_sweep_core *c)
+{
+	struct cs_sweep_cookie by[CS_SWEEP_CORE_COOKIES];
+	__u64 run = core_run(c), rest = c->other_run_ns;
+	int i, n = core_cookies(c, by);
+
+	if (!run) {
+		fputs(" shares none", f);
+		return;
+	}
+	fputs(" shares ", f);
+	for (i = 0; i < n; i++) {
+		if (i >= CORE_SHARES_SHOWN) {
+			rest += by[i].run_ns;
+			continue;
+		}
+		fprintf(f, "%s0x%llx:%.1f%%", i ? "," : "",
+			(unsigned long long)by[i].cookie,
+			pct(by[i].run_ns, run));
+	}
+	if (rest)
+		fprintf(f, "%sother:%.1f%%", n ? "," : "", pct(rest, run));
+}
+
 static void text_window(FILE *f, const char *key,
 			const struct cs_sweep_window *w, __u64 t0)
 {
@@ -155,6 +216,7 @@ static void print_text(FILE *f, const struct cs_sweep *s,
 			(unsigned long long)c->windows,
 			(unsigned long long)c->worst.len,
 			(unsigned long long)c->forced_idle_ns);
+		text_core_shares(f, c);
 		if (c->worst.len)
 			fprintf(f, " worst tids %u,%u comms %.16s,%.16s",
 				c->worst.a.tid, c->worst.b.tid, c->worst.a.comm,
@@ -203,6 +265,32 @@ static void json_figures(struct cs_json *j, const struct cs_sweep_core *c,
 	cs_json_u64(j, "forced_idle_ns", c->forced_idle_ns);
 }
 
+/* "shares": [{cookie, ns, pct}...], largest first, of the core's run time;
+ * the cookies beyond its table last, as cookie "other". */
+static void json_core_shares(struct cs_json *j, const struct cs_sweep_core *c)
+{
+	struct cs_sweep_cookie by[CS_SWEEP_CORE_COOKIES];
+	__u64 run = core_run(c);
+	int i, n = core_cookies(c, by);
+
+	cs_json_arr(j, "shares");
+	for (i = 0; i < n; i++) {
+		cs_json_obj(j, NULL);
+		cs_json_cookie(j, "cookie", by[i].cookie);
+		cs_json_u64(j, "ns", by[i].run_ns);
+		cs_json_dbl(j, "pct", pct(by[i].run_ns, run), 3);
+		cs_json_end(j);
+	}
+	if (c->other_run_ns) {
+		cs_json_obj(j, NULL);
+		cs_json_str(j, "cookie", "other");
+		cs_json_u64(j, "ns", c->other_run_ns);
+		cs_json_dbl(j, "pct", pct(c->other_run_ns, run), 3);
+		cs_json_end(j);
+	}
+	cs_json_end(j);
+}
+
 static void print_json(FILE *f, const struct cs_sweep *s,
 		       const struct cs_audit_opts *o,
 		       const struct cs_audit_result *r,
@@ -249,6 +337,7 @@ static void print_json(FILE *f, const struct cs_sweep *s,
 			cs_json_int(&j, NULL, t->core_cpu[k][i]);
 		cs_json_end(&j);
 		json_figures(&j, &s->core[k], s->t0);
+		json_core_shares(&j, &s->core[k]);
 		cs_json_end(&j);
 	}
 	cs_json_end(&j);

@@ -48,35 +48,46 @@ bool cs_sweep_compatible(const struct cs_sweep *s, const struct obs_event *x,
 	return s->mode == CS_MODE_FILL && (!x->cookie || !y->cookie);
 }
 
-static void add_run(struct cs_sweep *s, __u64 cookie, __u64 ns)
+/*
+ * Add @ns of @cookie to a table of at most @max cookies, or to *@other once
+ * it is full. A cookie that found it full stays in *@other even if it runs
+ * most later: each figure kept is exact rather than an estimate.
+ */
+static void add_run(struct cs_sweep_cookie *tab, int *nr, int max, __u64 *other,
+		    __u64 cookie, __u64 ns)
 {
 	int i;
 
-	for (i = 0; i < s->nr_cookies; i++)
-		if (s->cookie[i].cookie == cookie)
+	for (i = 0; i < *nr; i++)
+		if (tab[i].cookie == cookie)
 			break;
-	if (i == s->nr_cookies) {
-		if (i == CS_SWEEP_MAX_COOKIES) {
-			s->other_run_ns += ns;
+	if (i == *nr) {
+		if (i == max) {
+			*other += ns;
 			return;
 		}
-		s->cookie[s->nr_cookies++].cookie = cookie;
+		tab[(*nr)++].cookie = cookie;
 	}
-	s->cookie[i].run_ns += ns;
+	tab[i].run_ns += ns;
 }
 
 /* @cpu's current slice ends at @t. */
 static void end_slice(struct cs_sweep *s, int cpu, __u64 t)
 {
 	const struct obs_event *ev = &s->cur[cpu];
+	struct cs_sweep_core *c = &s->core[s->topo->cpu_core[cpu]];
 	__u64 len = t > ev->ts ? t - ev->ts : 0;
 
 	if (!len)
 		return;
-	if (ev->class != OBS_IDLE)
-		add_run(s, ev->cookie, len);
-	else if (ev->forced)
-		s->core[s->topo->cpu_core[cpu]].forced_idle_ns += len;
+	if (ev->class != OBS_IDLE) {
+		add_run(s->cookie, &s->nr_cookies, CS_SWEEP_MAX_COOKIES,
+			&s->other_run_ns, ev->cookie, len);
+		add_run(c->cookie, &c->nr_cookies, CS_SWEEP_CORE_COOKIES,
+			&c->other_run_ns, ev->cookie, len);
+	} else if (ev->forced) {
+		c->forced_idle_ns += len;
+	}
 	if (s->ops.slice && (ev->class != OBS_IDLE || ev->forced))
 		s->ops.slice(s->ops.ctx, cpu, ev->ts, t, ev);
 }

@@ -19,6 +19,13 @@
 
 /* Cookies whose run time is kept apart; the others are summed as "other". */
 #define CS_SWEEP_MAX_COOKIES 64
+/*
+ * The same per core, with a smaller table since there is one per core: the
+ * first CS_SWEEP_CORE_COOKIES distinct cookies a core runs are kept apart,
+ * the run time of any later one goes to the core's other_run_ns. A core
+ * rarely runs more than a few cookies (its tenants, untagged, kthreads).
+ */
+#define CS_SWEEP_CORE_COOKIES 8
 /* The longest overlap windows kept as examples. */
 #define CS_SWEEP_MAX_EXAMPLES 5
 
@@ -29,20 +36,28 @@ struct cs_sweep_window {
 	struct obs_event a, b; /* the incompatible pair when it opened */
 };
 
+struct cs_sweep_cookie {
+	__u64 cookie;
+	__u64 run_ns; /* CPU time of its tasks */
+};
+
 struct cs_sweep_core {
 	__u64 observed_ns; /* time at least two of its CPUs were known */
 	__u64 overlap_ns, windows;
 	__u64 forced_idle_ns; /* summed over its CPUs */
 	struct cs_sweep_window worst; /* longest window; len 0: none */
+	/*
+	 * Run time on its CPUs per cookie, in the order first seen. Per core
+	 * only: cs_sweep_total() leaves them empty, the totals being
+	 * cs_sweep.cookie and cs_sweep.other_run_ns.
+	 */
+	struct cs_sweep_cookie cookie[CS_SWEEP_CORE_COOKIES];
+	int nr_cookies;
+	__u64 other_run_ns; /* cookies beyond CS_SWEEP_CORE_COOKIES */
 	/* sweep state */
 	__u64 last; /* accounted up to here */
 	bool incompat; /* a window is open */
 	struct cs_sweep_window open;
-};
-
-struct cs_sweep_cookie {
-	__u64 cookie;
-	__u64 run_ns; /* CPU time of its tasks */
 };
 
 /* Optional callbacks, for the trace: a finished slice of a CPU (idle ones
@@ -124,7 +139,10 @@ void cs_sweep_release(struct cs_sweep *s, __u64 upto);
 /* End every open slice and window at @end. */
 void cs_sweep_finish(struct cs_sweep *s, __u64 end);
 
-/* The figures of every core summed; worst is the longest window of all. */
+/*
+ * The figures of every core summed; worst is the longest window of all. The
+ * cookies' run time is not copied: its totals are in @s itself.
+ */
 void cs_sweep_total(const struct cs_sweep *s, struct cs_sweep_core *total);
 /* All records were seen and swept in order. */
 bool cs_sweep_verified(const struct cs_sweep *s);

@@ -84,6 +84,17 @@ static __u64 run_of(const struct cs_sweep *s, __u64 cookie)
 	return 0;
 }
 
+/* Core @c's run time of @cookie; ~0 if the core's table does not hold it. */
+static __u64 core_run_of(const struct cs_sweep_core *c, __u64 cookie)
+{
+	int i;
+
+	for (i = 0; i < c->nr_cookies; i++)
+		if (c->cookie[i].cookie == cookie)
+			return c->cookie[i].run_ns;
+	return ~0ULL;
+}
+
 /* The worked example at the top of bpf/audit.bpf.c. */
 static bool test_two_siblings_example(void)
 {
@@ -378,6 +389,122 @@ static bool test_detects_a_broken_check(void)
 	return true;
 }
 
+#define C 0xc
+
+/*
+ * Each core's cookies' run time, exact, on 2 cores of 2 siblings: a slice
+ * counts on the core of its CPU only, idle (forced or not) counts nowhere,
+ * the total is the sum of the cores, and the total leaves the per-core
+ * table empty.
+ */
+static bool test_core_shares(void)
+{
+	struct obs_event ev[] = {
+		task(0, 0, 10, A),
+		task(0, 2, 30, B),
+		idle(0, 3, false),
+		task(50, 1, 20, A),
+		task(100, 0, 11, B),
+		task(100, 3, 40, C),
+		task(200, 1, 21, 0),
+		idle(250, 0, true),
+	};
+	const struct cs_sweep_core *c0, *c1;
+	struct cs_sweep_core tot;
+	struct cs_topo t;
+	struct cs_sweep s;
+
+	make_topo(&t, 2, 2);
+	sweep(&s, &t, CS_MODE_STRICT, false, ev, ARRAY_SIZE(ev), 300, &tot);
+	c0 = &s.core[0];
+	c1 = &s.core[1];
+	/* core 0: cpu0 A 0..100, B 100..250; cpu1 A 50..200, 0 200..300 */
+	CHECK_INT(c0->nr_cookies, 3);
+	CHECK_EQ(c0->cookie[0].cookie, A); /* in the order first seen */
+	CHECK_EQ(c0->cookie[1].cookie, B);
+	CHECK_EQ(c0->cookie[2].cookie, 0);
+	CHECK_EQ(core_run_of(c0, A), 100 + 150);
+	CHECK_EQ(core_run_of(c0, B), 150);
+	CHECK_EQ(core_run_of(c0, 0), 100);
+	CHECK_EQ(c0->other_run_ns, 0);
+	CHECK_EQ(c0->forced_idle_ns, 50);
+	/* core 1: cpu2 B 0..300; cpu3 idle 0..100, C 100..300 */
+	CHECK_INT(c1->nr_cookies, 2);
+	CHECK_EQ(core_run_of(c1, B), 300);
+	CHECK_EQ(core_run_of(c1, C), 200);
+	CHECK_EQ(core_run_of(c1, A), ~0ULL);
+	CHECK_EQ(c1->other_run_ns, 0);
+	CHECK_EQ(run_of(&s, A), 250);
+	CHECK_EQ(run_of(&s, B), 150 + 300);
+	CHECK_EQ(run_of(&s, C), 200);
+	CHECK_EQ(run_of(&s, 0), 100);
+	CHECK_INT(tot.nr_cookies, 0);
+	CHECK_EQ(tot.other_run_ns, 0);
+	return true;
+}
+
+/*
+ * A core's table at its edge: CS_SWEEP_CORE_COOKIES cookies fill it with
+ * nothing in other; the next cookie goes to other, and stays there when
+ * it comes back, while a kept cookie that comes back is still added to its
+ * entry. The other core's table and the total one (64 cookies) are not
+ * affected: the overflowing cookie is kept apart in both.
+ */
+static bool test_core_shares_overflow(void)
+{
+	const int n = CS_SWEEP_CORE_COOKIES;
+	const __u64 x = 0x1ff; /* the cookie that finds core 0's table full */
+	struct obs_event ev;
+	struct cs_sweep_core *c0;
+	struct cs_topo t;
+	struct cs_sweep s;
+	__u64 ts = 0;
+	int i;
+
+	make_topo(&t, 2, 2);
+	cs_sweep_init(&s, &t, CS_MODE_STRICT, false, 0, NULL);
+	c0 = &s.core[0];
+	for (i = 0; i < n; i++) { /* cookie 0x100 + i runs 10 * (i + 1) ns */
+		ev = task(ts, 0, 100 + i, 0x100 + i);
+		cs_sweep_event(&s, &ev);
+		ts += 10 * (i + 1);
+	}
+	ev = task(ts, 0, 200, x); /* ends the last of the n: table full */
+	cs_sweep_event(&s, &ev);
+	CHECK_INT(c0->nr_cookies, n);
+	CHECK_EQ(c0->other_run_ns, 0);
+	for (i = 0; i < n; i++) {
+		CHECK_EQ(c0->cookie[i].cookie, 0x100 + i);
+		CHECK_EQ(c0->cookie[i].run_ns, 10 * (i + 1));
+	}
+	ev = task(ts + 7, 0, 100, 0x100); /* x ran 7 ns: other */
+	cs_sweep_event(&s, &ev);
+	CHECK_INT(c0->nr_cookies, n);
+	CHECK_EQ(c0->other_run_ns, 7);
+	CHECK_EQ(core_run_of(c0, x), ~0ULL);
+	ev = task(ts + 12, 0, 201, x); /* 0x100 ran 5 ns more: its entry */
+	cs_sweep_event(&s, &ev);
+	CHECK_EQ(c0->cookie[0].run_ns, 10 + 5);
+	CHECK_EQ(c0->other_run_ns, 7);
+	ev = idle(ts + 15, 0, false); /* x ran 3 ns more: still other */
+	cs_sweep_event(&s, &ev);
+	CHECK_EQ(c0->other_run_ns, 7 + 3);
+	ev = task(ts + 20, 2, 300, x); /* core 1 keeps x apart */
+	cs_sweep_event(&s, &ev);
+	cs_sweep_finish(&s, ts + 60);
+	CHECK_INT(s.core[1].nr_cookies, 1);
+	CHECK_EQ(core_run_of(&s.core[1], x), 40);
+	CHECK_EQ(s.core[1].other_run_ns, 0);
+	CHECK_INT(c0->nr_cookies, n); /* idle to the end adds nothing */
+	CHECK_EQ(c0->other_run_ns, 10);
+	CHECK_INT(s.nr_cookies, n + 1);
+	CHECK_EQ(run_of(&s, x), 7 + 3 + 40);
+	CHECK_EQ(run_of(&s, 0x100), 15);
+	CHECK_EQ(s.other_run_ns, 0);
+	cs_sweep_free(&s);
+	return true;
+}
+
 static bool test_json_escapes(void)
 {
 	char buf[256] = "";
@@ -524,6 +651,8 @@ int main(void)
 	RUN(lost_and_late);
 	RUN(boundaries);
 	RUN(detects_a_broken_check);
+	RUN(core_shares);
+	RUN(core_shares_overflow);
 	RUN(json_escapes);
 	RUN(trace_round_trip);
 	RUN(trace_bad_input);
