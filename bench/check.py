@@ -32,6 +32,8 @@ def check(name, ok, why):
 
 def main():
     global PREFIX
+    if len(sys.argv) not in (2, 5):
+        sys.exit("usage: bench/check.py OUTDIR [PREFIX CONFIGS WORKLOADS]")
     out = sys.argv[1]
     args = sys.argv[2:] or [PREFIX, ALL_CONFIGS, ALL_WORKLOADS]
     PREFIX = args[0]
@@ -69,6 +71,15 @@ def main():
     check("bench_audit", len(audit) == want,
           "%d of %d configuration rounds have the observer's figures"
           % (len(audit), want))
+    # Each run's window has the observer's seconds (per-workload overlap
+    # and forced idle), when the observer ran.
+    if env.get("audit") == "1":
+        blind = ["%s/%s r%d" % (r["workload"], r["config"], r["round"])
+                 for r in res["runs"]
+                 if not (r.get("audit") or {}).get("intervals")]
+        check("bench_audit_per_run", not blind,
+              "runs without the observer's per-second figures: %s"
+              % blind[:6])
 
     try:
         with open(os.path.join(out, "report.md")) as f:
@@ -80,8 +91,12 @@ def main():
         rows = [w for w in res["workloads"].values() if w["title"] not in md]
         heads = [h for h in ("## Throughput normalized to default", "## Fairness",
                              "## Forced idle", "## Isolation",
-                             "## BPF cost per callback", "share no execution units")
+                             "## BPF cost per callback", "share no execution units",
+                             "## Against the targets")
                  if h not in md]
+        heads += [h for w, h in (("onecore", "## Case 6"),
+                                 ("latency", "## Case 9"))
+                  if w in env["workloads"] and h not in md]
         tables_ok = all(line.count("|") == md.splitlines()[i - 1].count("|")
                         for i, line in enumerate(md.splitlines())
                         if line.startswith("|---"))

@@ -31,11 +31,14 @@ EXTRA_CONFIGS=(ours-none empty)
 declare -A TEN_CG=() TEN_HOLDER=()
 CFG=
 CFG_AUDIT=0
+AUDIT_OUT=
 
 # cfg_enter CFG DIR: switch to CFG; the isolation observer (lib.sh's
 # observe_bg, the benchmark's one call of it; if SCX_BENCH_AUDIT=1, output
-# DIR/audit.json) is attached before the scheduler, so that it sees every
-# commit; it watches every workload of the round.
+# AUDIT_OUT=DIR/audit.json) is attached before the scheduler, so that it
+# sees every commit; it watches every workload of the round and prints its
+# figures every second (--interval 1), so that each run's window can take
+# the seconds it spanned (bench/collect.sh).
 cfg_enter() {
 	CFG=$1
 	local run=$2 src=upstream mode=strict
@@ -53,8 +56,9 @@ cfg_enter() {
 	CFG_AUDIT=0
 	if [ "${SCX_BENCH_AUDIT:-1}" = 1 ]; then
 		# Run in every configuration, so that all of them pay its cost.
-		observe_bg "$run/audit.json" --source $src \
-			--mode "$mode" --duration 3600 --json || return 1
+		AUDIT_OUT=$run/audit.json
+		observe_bg "$AUDIT_OUT" --source $src --mode "$mode" \
+			--duration 3600 --interval 1 --json || return 1
 		CFG_AUDIT=1
 	fi
 	case $CFG in

@@ -65,6 +65,7 @@ wl_setup
 	echo "profile=$profile"
 	echo "rounds=$ROUNDS"
 	echo "secs=$SECS"
+	echo "onecore_secs=$ONECORE_SECS"
 	echo "ncpu=$NCPU"
 	echo "topo=${SCX_TOPO:-}"
 	echo "siblings=$(cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list)"

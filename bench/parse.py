@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Parse the raw output of one benchmark run (a directory written by
 bench/guest.sh) into a record: each tenant's figure, CPU idle, the
-scheduler's counters and BPF cost per program; and of one configuration's
-session: the observer's overlap."""
+scheduler's counters and BPF cost per program, the observer's overlap and
+forced idle in the run's window; and of one configuration's session: the
+observer's overlap over all of it."""
 
 import glob
 import json
@@ -144,12 +145,7 @@ def idle_pct(run):
 
 def sched_counters(run):
     """Means of scx_coresched's --stats lines within the window."""
-    lines = []
-    for line in (_read(os.path.join(run, "sched.jsonl")) or "").splitlines():
-        try:
-            lines.append(json.loads(line))
-        except ValueError:
-            pass
+    lines = _json_lines(_read(os.path.join(run, "sched.jsonl")))
     if not lines:
         return None
     secs = sum(li.get("interval_s", 0) for li in lines) or 1.0
@@ -191,16 +187,44 @@ def bpf_cost(run, secs):
     return out or None
 
 
+def _json_lines(text):
+    out = []
+    for line in (text or "").splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            pass
+    return out
+
+
 def audit(run):
-    """The observer's overlap figures (None if it did not run)."""
-    text = _read(os.path.join(run, "audit.json"))
-    try:
-        d = json.loads(text or "")
-    except ValueError:
+    """The observer's summary over a configuration's session (None if it
+    did not run)."""
+    d = [o for o in _json_lines(_read(os.path.join(run, "audit.json")))
+         if o.get("type") == "summary"]
+    if not d:
         return None
-    return {k: d.get(k) for k in ("source", "overlap_ns", "overlap_windows",
-                                   "longest_overlap_ns", "lost_events",
-                                   "observed_ns")}
+    return {k: d[-1].get(k) for k in ("source", "overlap_ns",
+                                      "overlap_windows",
+                                      "longest_overlap_ns", "lost_events",
+                                      "observed_ns")}
+
+
+def run_audit(run):
+    """The observer's per-second figures over one run's window (the
+    intervals bench/collect.sh kept): overlap, windows, and forced idle as
+    a percentage of the CPU time of those seconds (None if it did not
+    run)."""
+    iv = [o for o in _json_lines(_read(os.path.join(run, "audit.jsonl")))
+          if o.get("type") == "interval"]
+    secs = sum(o.get("interval_s", 0) for o in iv)
+    if not iv or secs <= 0:
+        return None
+    return {"seconds": secs, "intervals": len(iv),
+            "overlap_ns": sum(o.get("overlap_ns", 0) for o in iv),
+            "overlap_windows": sum(o.get("overlap_windows", 0) for o in iv),
+            "forced_idle_pct": sum(o.get("forced_idle_pct", 0) *
+                                   o.get("interval_s", 0) for o in iv) / secs}
 
 
 def run_record(run, rnd, workload, config):
@@ -211,7 +235,8 @@ def run_record(run, rnd, workload, config):
     return {"round": rnd, "workload": workload, "config": config,
             "error": err.strip() if err else None, "wall_s": secs,
             "tenants": tenants(run), "idle_pct": idle_pct(run),
-            "sched": sched_counters(run), "bpf": bpf_cost(run, secs)}
+            "sched": sched_counters(run), "bpf": bpf_cost(run, secs),
+            "audit": run_audit(run)}
 
 
 def session_record(sess, rnd, config):
