@@ -15,6 +15,9 @@
 #   ours-fill    scx_coresched --mode fill, one cgroup tag per tenant
 #   ours-none    scx_coresched --mode none: our scheduler without core
 #                scheduling, the ceiling of our own speed
+#   ours-strict-s20
+#                ours-strict with a 20 ms slice (--slice-us 20000; the
+#                default is 5 ms): a core changes cookie less often
 #   empty        a sched_ext scheduler that does nothing but queue (one
 #                global FIFO, the kernel's default CPU choice:
 #                tests/guest/broken.bpf.c), no cookies: the cost of
@@ -24,7 +27,7 @@
 CONFIGS=(default upstream smt-off ours-strict ours-fill)
 # Also known, run when asked for (SCX_BENCH_CONFIGS, bench/throughput):
 # shellcheck disable=SC2034
-EXTRA_CONFIGS=(ours-none empty)
+EXTRA_CONFIGS=(ours-none empty ours-strict-s20)
 
 # Tenants with a cookie in this run: cgroup path per tenant name, and for
 # upstream the PID whose prctl cookie the tenant's tasks copy.
@@ -41,9 +44,14 @@ AUDIT_OUT=
 # the seconds it spanned (bench/collect.sh).
 cfg_enter() {
 	CFG=$1
-	local run=$2 src=upstream mode=strict
+	local run=$2 src=upstream mode=strict slice=()
 	stop_sched || return 1
 	case $CFG in
+	ours-*-s*)
+		mode=${CFG#ours-}
+		slice=(--slice-us $((${mode##*-s} * 1000)))
+		mode=${mode%-s*}
+		src=ours ;;
 	ours-*) mode=${CFG#ours-}; src=ours ;;
 	*) "$SCHED" --uninstall >/dev/null 2>&1 ;;
 	esac
@@ -62,7 +70,8 @@ cfg_enter() {
 		CFG_AUDIT=1
 	fi
 	case $CFG in
-	ours-*) start_sched --mode "$mode" --stats 1 --json || return 1 ;;
+	ours-*) start_sched --mode "$mode" "${slice[@]}" --stats 1 --json ||
+		return 1 ;;
 	empty) start_empty || return 1 ;;
 	esac
 	return 0

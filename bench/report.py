@@ -24,8 +24,17 @@ TITLES = {
     "build": "8. parallel build (zlib, make -j) in two tenants",
     "latency": "9. cyclictest (lat) beside a cpu-bound tenant (a)",
 }
-OURS = ("ours-strict", "ours-fill", "ours-none")
-COOKIES = ("upstream", "ours-strict", "ours-fill")
+
+
+def is_ours(c):
+    """scx_coresched in some mode (ours-MODE, ours-MODE-sMS)."""
+    return c.startswith("ours-")
+
+
+def has_cookies(c):
+    """A configuration whose tenants are isolated: overlap counts."""
+    return c == "upstream" or (is_ours(c) and not c.startswith("ours-none"))
+
 
 
 def read_env(out):
@@ -125,14 +134,14 @@ def summarize(env, runs):
                 "overlap_windows": [a["overlap_windows"] for a in au],
                 "idle_pct": stats.summary([r["idle_pct"] for r in rs]),
             }
-            if c in OURS:
+            if is_ours(c):
                 sc = [r["sched"] for r in rs if r["sched"]]
                 cw["sched"] = {k: stats.summary([s[k] for s in sc])
                                for k in ("cookie_switches_per_s", "kicks_per_s",
                                          "transit_retries_per_s",
                                          "unclaimed_runs_per_s",
                                          "forced_idle_pct")} if sc else None
-            progs = (parse.BPF_PROGS if c in OURS else
+            progs = (parse.BPF_PROGS if is_ours(c) else
                      parse.EMPTY_PROGS if c == "empty" else [])
             if progs:
                 cw["bpf"] = {}
@@ -166,7 +175,7 @@ def overlap_by_config(sessions):
     """{config: [audit figures of each round]} of the cookie configurations."""
     out = {}
     for s in sessions:
-        if s["config"] in COOKIES and s["audit"]:
+        if has_cookies(s["config"]) and s["audit"]:
             out.setdefault(s["config"], []).append(dict(s["audit"], round=s["round"]))
     return out
 
@@ -278,7 +287,7 @@ def report_md(env, res, raw_sessions):
            "(whole seconds, so a run's figure may take in up to a second "
            "on each side of it). Configurations without cookies have "
            "nothing to overlap.", ""]
-    cc = [c for c in cf if c in COOKIES]
+    cc = [c for c in cf if has_cookies(c)]
     rows = []
     for wl, w in res.items():
         row = [wl]
@@ -301,8 +310,8 @@ def report_md(env, res, raw_sessions):
                  "longest ms", "sibling-pair time observed s", "lost events"],
                 rows)
 
-    for c in [c for c in cf if c in OURS + ("empty",)]:
-        progs = parse.BPF_PROGS if c in OURS else parse.EMPTY_PROGS
+    for c in [c for c in cf if is_ours(c) or c == "empty"]:
+        progs = parse.BPF_PROGS if is_ours(c) else parse.EMPTY_PROGS
         md += ["## BPF cost per callback: %s" % c, "",
                "ns per call (calls per second), from kernel.bpf_stats_enabled "
                "run_time_ns / run_cnt over the run; cs_commit is the "
@@ -314,7 +323,7 @@ def report_md(env, res, raw_sessions):
                                               fmt(b.get(p, {}).get("calls_per_s"), "%.0f"))
                                 for p in progs])
         md += table(["workload"] + progs, rows)
-        if c not in OURS:
+        if not is_ours(c):
             continue
         md += ["Scheduler counters per second (%s):" % c, ""]
         keys = ("cookie_switches_per_s", "kicks_per_s", "transit_retries_per_s",
@@ -372,7 +381,7 @@ def targets(env, res, cf, sessions):
            "of row 6 progressing every second with a per-second CoV at or "
            "below upstream's, overlap 0 ns.", ""]
     secs = int(env.get("onecore_secs") or 0)
-    for c in [c for c in cf if c in OURS]:
+    for c in [c for c in cf if is_ours(c)]:
         behind, under = [], []
         for wl, w in res.items():
             for t, tw in w["tenants"].items():
