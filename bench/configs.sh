@@ -17,7 +17,10 @@
 #                scheduling, the ceiling of our own speed
 #   ours-strict-s20
 #                ours-strict with a 20 ms slice (--slice-us 20000; the
-#                default is 5 ms): a core changes cookie less often
+#                default is 5 ms), so also a 20 ms grace
+#   ours-strict-g20
+#                ours-strict with the 5 ms slice and a 20 ms grace
+#                (--grace-us 20000): a core changes cookie less often
 #   empty        a sched_ext scheduler that does nothing but queue (one
 #                global FIFO, the kernel's default CPU choice:
 #                tests/guest/broken.bpf.c), no cookies: the cost of
@@ -27,7 +30,7 @@
 CONFIGS=(default upstream smt-off ours-strict ours-fill)
 # Also known, run when asked for (SCX_BENCH_CONFIGS, bench/throughput):
 # shellcheck disable=SC2034
-EXTRA_CONFIGS=(ours-none empty ours-strict-s20)
+EXTRA_CONFIGS=(ours-none empty ours-strict-s20 ours-strict-g20)
 
 # Tenants with a cookie in this run: cgroup path per tenant name, and for
 # upstream the PID whose prctl cookie the tenant's tasks copy.
@@ -44,13 +47,16 @@ AUDIT_OUT=
 # the seconds it spanned (bench/collect.sh).
 cfg_enter() {
 	CFG=$1
-	local run=$2 src=upstream mode=strict slice=()
+	local run=$2 src=upstream mode=strict tune=()
 	stop_sched || return 1
 	case $CFG in
-	ours-*-s*)
+	ours-*-[sg][0-9]*) # ours-MODE-sMS: slice, ours-MODE-gMS: grace
 		mode=${CFG#ours-}
-		slice=(--slice-us $((${mode##*-s} * 1000)))
-		mode=${mode%-s*}
+		case ${mode##*-} in
+		s*) tune=(--slice-us $((${mode##*-s} * 1000))) ;;
+		g*) tune=(--grace-us $((${mode##*-g} * 1000))) ;;
+		esac
+		mode=${mode%-*}
 		src=ours ;;
 	ours-*) mode=${CFG#ours-}; src=ours ;;
 	*) "$SCHED" --uninstall >/dev/null 2>&1 ;;
@@ -70,7 +76,7 @@ cfg_enter() {
 		CFG_AUDIT=1
 	fi
 	case $CFG in
-	ours-*) start_sched --mode "$mode" "${slice[@]}" --stats 1 --json ||
+	ours-*) start_sched --mode "$mode" "${tune[@]}" --stats 1 --json ||
 		return 1 ;;
 	empty) start_empty || return 1 ;;
 	esac

@@ -57,6 +57,15 @@ if [ $rc != 0 ] && echo "$out" | grep -q "mode 'loose'"; then
 else
 	fail sched_bad_option "rc=$rc: $out"
 fi
+# A duration under 100 us is refused with the option named, before loading.
+out=$("$SCHED" --grace-us 50 2>&1)
+rc=$?
+if [ $rc != 0 ] && echo "$out" | grep -q "grace-us '50'" &&
+	[ "$(scx_state)" != enabled ]; then
+	pass sched_bad_grace
+else
+	fail sched_bad_grace "rc=$rc state=$(scx_state): $out"
+fi
 
 "$ROOT/build/prctl_check" || nfail=$((nfail + 1))
 finish
