@@ -76,14 +76,21 @@ static int sibling_pairs(const struct cs_topo *t)
 	return n;
 }
 
-static __u64 total_run(const struct cs_sweep *s)
+/* Run time in a cookie table (the sweep's, or a core's) and its other. */
+static __u64 table_run(const struct cs_sweep_cookie *tab, int nr,
+		       __u64 other)
 {
-	__u64 sum = s->other_run_ns;
+	__u64 sum = other;
 	int i;
 
-	for (i = 0; i < s->nr_cookies; i++)
-		sum += s->cookie[i].run_ns;
+	for (i = 0; i < nr; i++)
+		sum += tab[i].run_ns;
 	return sum;
+}
+
+static __u64 total_run(const struct cs_sweep *s)
+{
+	return table_run(s->cookie, s->nr_cookies, s->other_run_ns);
 }
 
 /* How many of a core's cookies its text line names; the rest is "other". */
@@ -91,12 +98,7 @@ static __u64 total_run(const struct cs_sweep *s)
 
 static __u64 core_run(const struct cs_sweep_core *c)
 {
-	__u64 sum = c->other_run_ns;
-	int i;
-
-	for (i = 0; i < c->nr_cookies; i++)
-		sum += c->cookie[i].run_ns;
-	return sum;
+	return table_run(c->cookie, c->nr_cookies, c->other_run_ns);
 }
 
 /* Largest run time first; equal ones by cookie, for a stable output. */
