@@ -6,7 +6,8 @@
 # asked for, report.md and well-formed SVG charts. Checks that it works,
 # not speed. To stay short it runs every workload under two
 # configurations (default, ours-strict), then one workload under the other
-# three beside default; 'make bench' runs the whole matrix.
+# three and a tuned one of ours (ours-strict-g20: --grace-us) beside
+# default; 'make bench' runs the whole matrix.
 . tests/guest/lib.sh
 
 # harness PREFIX CONFIGS WORKLOADS: one run of bench/guest.sh tiny on a
@@ -27,7 +28,7 @@ harness() {
 
 harness bench_ "default ours-strict" \
 	"cpu2 cpu_db four pipe hackbench onecore light build latency"
-harness bench_configs_ "default upstream smt-off ours-fill" pipe
+harness bench_configs_ "default upstream smt-off ours-fill ours-strict-g20" pipe
 # A name outside the set is refused before anything runs.
 if SCX_BENCH_CONFIGS="default bogus" bench/guest.sh tiny "$TMP/bench.bad" \
 	>"$TMP/bad.log" 2>&1; then
