@@ -593,6 +593,23 @@ static u8 best_for_core(s32 cpu, u8 best, u8 keep, u64 *bvt)
 	return best;
 }
 
+/*
+ * Fill mode: untagged work runs beside any cookie, so it owns no core, and
+ * which cookie owns one is decided among the tagged ones. With untagged
+ * work the most deserving (it sleeps, so its vtime is usually the lowest),
+ * this is the most deserving tagged cookie that can run on @cpu's core,
+ * or @keep's (this CPU's prev) if it deserves more; CS_SLOT_NONE if none.
+ * Stopping at the untagged cookie instead kept the holder forever: a
+ * tagged cookie and the untagged work starved (sched.sh fairness_fill).
+ */
+static u8 best_tagged(s32 cpu, u8 keep, u64 *vt)
+{
+	u8 s = pick_best_but(vt, 0, CS_SLOT_NONE);
+
+	s = best_for_core(cpu, s, keep ? keep : CS_SLOT_NONE, vt);
+	return s ? s : CS_SLOT_NONE;
+}
+
 /* Change this CPU's claim; leaving a cookie frees its forced siblings. */
 static void set_claim(s32 cpu, u8 slot)
 {
@@ -771,9 +788,9 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 {
 	struct cs_cpu_stat *st = cpu_stat(cpu);
 	int sib = sib_of(cpu), nr = nr_sibs(cpu), i;
-	u8 prev_slot = CS_SLOT_NONE, held, best, was, cands[3];
+	u8 prev_slot = CS_SLOT_NONE, held, best, rival, was, cands[3];
 	enum run_result r;
-	u64 w, bvt;
+	u64 w, bvt, rvt;
 
 	if (!first_dispatch_ns)
 		__sync_val_compare_and_swap(&first_dispatch_ns, 0,
@@ -813,28 +830,43 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	/* The core follows the most deserving cookie that can run on it. */
 	best = best_for_core(cpu, best, prev_slot, &bvt);
 
+	/* @rival: the cookie that should own the core (see best_tagged). */
+	rival = best;
+	rvt = bvt;
+	if (mode == CS_MODE_FILL) {
+		if (held == 0)
+			held = CS_SLOT_NONE;
+		if (best == 0)
+			rival = best_tagged(cpu, prev_slot, &rvt);
+	}
 	cands[0] = held;
 	if (held == CS_SLOT_NONE || held == CS_SLOT_TRUST) {
-		cands[0] = best;
-	} else if (best != CS_SLOT_NONE && !cs_compat(held, best, mode) &&
-		   cs_should_yield(slot_vt(held), bvt, grace_ns)) {
+		cands[0] = rival;
+	} else if (rival != CS_SLOT_NONE && !cs_compat(held, rival, mode) &&
+		   cs_should_yield(slot_vt(held), rvt, grace_ns)) {
 		/* The holder is past its share: make the core change hands. */
-		preempt_conflicts(cpu, best);
+		preempt_conflicts(cpu, rival);
 		cands[0] = CS_SLOT_NONE;
 	}
 	cands[1] = mode == CS_MODE_FILL ? 0 : CS_SLOT_NONE;
 	/*
-	 * Also after yielding: the claim of @best then blocks (forced, so the
-	 * holder leaving, or the switching sibling's commit, kicks us). Not
-	 * trying it lost the wakeup when two siblings yielded to each other
-	 * (test_model).
+	 * Also after yielding: the claim of @rival then blocks (forced, so
+	 * the holder leaving, or the switching sibling's commit, kicks us).
+	 * Not trying it lost the wakeup when two siblings yielded to each
+	 * other (test_model).
 	 */
-	cands[2] = best;
+	cands[2] = rival;
+	/* Fill mode: the untagged work first when it is the most deserving. */
+	if (mode == CS_MODE_FILL && best == 0) {
+		cands[1] = cands[0];
+		cands[0] = 0;
+	}
 
 	for (i = 0; i < 3; i++) {
 		u8 s = cands[i];
 
-		if (s == CS_SLOT_NONE || (i && s == cands[0]))
+		if (s == CS_SLOT_NONE || (i && s == cands[0]) ||
+		    (i == 2 && s == cands[1]))
 			continue;
 		r = try_run(cpu, s, prev, prev_slot, was);
 		if (r == RUN_OK)
@@ -843,8 +875,8 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 		 * @best may run on a sibling but not here: idle (the core
 		 * follows it) and wake the idle siblings that can run it.
 		 */
-		if (s == best && r == RUN_NOT_HERE)
-			kick_idle_in(cpu, core_can_run(cpu, best));
+		if (s == rival && r == RUN_NOT_HERE)
+			kick_idle_in(cpu, core_can_run(cpu, rival));
 	}
 
 	/* Nothing compatible to run: release the claim and idle. */
@@ -1237,6 +1269,8 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	}
 	/* Past its share while another cookie waits: let dispatch hand over. */
 	best = pick_best(&bvt);
+	if (mode == CS_MODE_FILL && best == 0) /* it owns no core */
+		best = pick_best_but(&bvt, 0, CS_SLOT_NONE);
 	if (best == CS_SLOT_NONE || cs_compat(best, tctx->slot, mode) ||
 	    !cs_should_yield(slot_vt(tctx->slot), bvt, grace_ns))
 		return;

@@ -187,7 +187,8 @@ struct sib {
 	__u8 cand[3];
 	__u8 rq; /* slot of the preempted task, enqueued at the switch */
 	__u8 local; /* slot of a task moved here that an intruder delayed */
-	__u8 pad[2];
+	__u8 rival; /* the cookie that should own the core (cs_dispatch) */
+	__u8 pad;
 };
 
 struct state {
@@ -427,12 +428,64 @@ static void enter_dispatch(struct sib *c)
 }
 
 /* After candidate @ci failed: the next one, or the release. */
+/*
+ * The rivals cs_dispatch() may pick for @best (choice @r): @best itself,
+ * except in fill mode when the untagged cookie leads: then any queued
+ * tagged cookie (best_tagged), or none if none is queued.
+ */
+static bool rival_of(const struct model *m, const struct state *s, __u8 best,
+		     int r, __u8 *rival)
+{
+	bool tagged = false;
+	int k;
+
+	if (m->mode != CS_MODE_FILL || best != 0) {
+		*rival = best;
+		return r == 0;
+	}
+	for (k = 0; k < NR_COOKIES; k++)
+		tagged |= m->slot[k] != 0 && s->q[k];
+	if (r == NR_COOKIES) {
+		*rival = NONE;
+		return !tagged;
+	}
+	*rival = m->slot[r];
+	return m->slot[r] != 0 && s->q[r];
+}
+
+/* cs_dispatch()'s candidates, yielding (@y) or not. */
+static void dispatch_cands(const struct model *m, __u8 held, __u8 best,
+			   __u8 rival, bool y, __u8 cand[3])
+{
+	if (y)
+		cand[0] = NONE;
+	else if (held == NONE || held == CS_SLOT_TRUST)
+		cand[0] = rival;
+	else
+		cand[0] = held;
+	cand[1] = m->mode == CS_MODE_FILL ? 0 : NONE;
+	cand[2] = rival;
+	if (m->mode == CS_MODE_FILL && best == 0) {
+		cand[1] = cand[0];
+		cand[0] = 0;
+	}
+}
+
+/* held as cs_dispatch() sees it: in fill mode untagged owns no core. */
+static __u8 held_of(const struct model *m, __u64 w, int i)
+{
+	__u8 held = cs_core_slot(w, i, m->nr);
+
+	return m->mode == CS_MODE_FILL && held == 0 ? NONE : held;
+}
+
 static void next_cand(struct sib *c, int ci)
 {
 	for (ci++; ci < 3; ci++) {
 		__u8 s = c->cand[ci];
 
-		if (s == NONE || (ci && s == c->cand[0]))
+		if (s == NONE || (ci && s == c->cand[0]) ||
+		    (ci == 2 && s == c->cand[1]))
 			continue;
 		c->ci = ci;
 		c->pc = PC_CREAD;
@@ -448,6 +501,7 @@ static void to_switch(struct sib *c)
 	memset(c->cand, NONE, sizeof(c->cand));
 	c->ci = 0;
 	c->was = NONE;
+	c->rival = NONE; /* needed from the read to the yield only */
 	if (c->chosen != NONE)
 		c->best = NONE; /* an idle CPU remembers what it wanted */
 	if (c->run == NONE && !(c->fgn & FGN_RUNNING))
@@ -577,39 +631,40 @@ static void step(struct model *m, size_t at, int i)
 		}
 		return;
 	case PC_READ:
-		held = cs_core_slot(s.word, i, m->nr);
+		held = held_of(m, s.word, i);
 		for (k = 0; k <= NR_COOKIES; k++) {
-			__u8 best = k < NR_COOKIES ? m->slot[k] : NONE;
+			__u8 best = k < NR_COOKIES ? m->slot[k] : NONE, rival;
 			bool can_yield;
+			int r;
 
 			if (k < NR_COOKIES ? !s0->q[k] : !!(s0->q[0] | s0->q[1] |
 							    s0->q[2]))
 				continue; /* not a pick_best() outcome */
-			can_yield = !m->no_yield && held != NONE && held != CS_SLOT_TRUST &&
-				    best != NONE &&
-				    !cs_compat(held, best, m->mode);
-			for (y = 0; y <= can_yield; y++) {
-				s = *s0;
-				c->was = cs_next(s.word, i);
-				c->best = best;
-				if (y)
-					c->cand[0] = NONE;
-				else if (held == NONE || held == CS_SLOT_TRUST)
-					c->cand[0] = best;
-				else
-					c->cand[0] = held;
-				c->cand[1] = m->mode == CS_MODE_FILL ? 0 : NONE;
-				c->cand[2] = best; /* as cs_dispatch() */
-				if (y)
-					c->pc = PC_YIELD;
-				else
-					next_cand(c, -1);
-				add_state(m, &s, at, HOW(i, A_STEP, PC_READ));
+			for (r = 0; r <= NR_COOKIES; r++) {
+				if (!rival_of(m, s0, best, r, &rival))
+					continue;
+				can_yield = !m->no_yield && held != NONE &&
+					    held != CS_SLOT_TRUST && rival != NONE &&
+					    !cs_compat(held, rival, m->mode);
+				for (y = 0; y <= can_yield; y++) {
+					s = *s0;
+					c->was = cs_next(s.word, i);
+					c->best = best;
+					c->rival = rival;
+					dispatch_cands(m, held, best, rival, y,
+						       c->cand);
+					if (y)
+						c->pc = PC_YIELD;
+					else
+						next_cand(c, -1);
+					add_state(m, &s, at,
+						  HOW(i, A_STEP, PC_READ));
+				}
 			}
 		}
 		return;
 	case PC_YIELD:
-		preempt_conflicts(m, &s, i, c->best);
+		preempt_conflicts(m, &s, i, c->rival);
 		next_cand(c, -1);
 		break;
 	case PC_CREAD:
@@ -736,26 +791,28 @@ static void step(struct model *m, size_t at, int i)
 /* Would a dispatch on idle @i, run now and alone, get a task? */
 static bool would_run(const struct model *m, const struct state *s, int i)
 {
-	__u8 held = cs_core_slot(s->word, i, m->nr), cands[3];
+	__u8 held = held_of(m, s->word, i), cands[3], rival;
 	bool any = false, ok;
-	int b, c, k;
+	int b, c, k, r;
 
 	for (b = 0; b < NR_COOKIES; b++) {
 		if (!s->q[b])
 			continue;
 		any = true;
-		cands[0] = held == NONE || held == CS_SLOT_TRUST ? m->slot[b] :
-								   held;
-		cands[1] = m->mode == CS_MODE_FILL ? 0 : NONE;
-		cands[2] = m->slot[b];
-		for (ok = false, c = 0; c < 3 && !ok; c++) {
-			k = kidx(m, cands[c]);
-			ok = k >= 0 && s->q[k] &&
-			     cs_claim_verdict(s->word, i, m->nr, cands[c],
-					      m->mode) == CS_CLAIM_OK;
+		for (r = 0; r <= NR_COOKIES; r++) {
+			if (!rival_of(m, s, m->slot[b], r, &rival))
+				continue;
+			dispatch_cands(m, held, m->slot[b], rival, false, cands);
+			for (ok = false, c = 0; c < 3 && !ok; c++) {
+				k = kidx(m, cands[c]);
+				ok = k >= 0 && s->q[k] &&
+				     cs_claim_verdict(s->word, i, m->nr,
+						      cands[c],
+						      m->mode) == CS_CLAIM_OK;
+			}
+			if (!ok)
+				return false;
 		}
-		if (!ok)
-			return false;
 	}
 	return any;
 }
@@ -972,6 +1029,7 @@ static void explore(struct model *m, unsigned int stop_at)
 		c->chosen = NONE;
 		c->rq = NONE;
 		c->local = NONE;
+		c->rival = NONE;
 		memset(c->cand, NONE, sizeof(c->cand));
 		c->kick = i < m->nr ? K_IDLE : 0;
 		if (i < m->nr && i >= m->nr - m->busy) {

@@ -28,8 +28,10 @@ restart_observed() {
 		start_sched --stats 2 --json
 }
 
-test_fairness() {
-	local a b ua ub da db share
+# fair_run NAME: two tagged cgroups, stress-ng on every CPU in each, for
+# $secs s; NAME passes if each got 50 +- 10 % of their CPU time.
+fair_run() {
+	local name=$1 a b ua ub da db share
 	a=$(tenant t_fa)
 	b=$(tenant t_fb)
 	"$CTL" cgroup tag "$a" >/dev/null && "$CTL" cgroup tag "$b" >/dev/null
@@ -43,13 +45,37 @@ test_fairness() {
 	db=$(($(usage_us "$b") - ub))
 	stop_bg
 	share=$((100 * da / (da + db + 1)))
-	info "fairness: cgroup A ${da} us, B ${db} us of CPU in ${secs}s: A has $share%"
+	info "$name: cgroup A ${da} us, B ${db} us of CPU in ${secs}s: A has $share%"
 	info "scheduler stats: $(tail -n 1 "$TMP/sched.out")"
 	if [ $share -ge 40 ] && [ $share -le 60 ]; then
-		pass fairness_two_cgroups
+		pass "$name"
 	else
-		fail fairness_two_cgroups "A got $share% (want 50 +- 10)"
+		fail "$name" "A got $share% (want 50 +- 10)"
 	fi
+}
+
+test_fairness() { fair_run fairness_two_cgroups; }
+
+# Fill mode with untagged work that wakes often (a task every 2 ms, 50 us
+# each): the untagged cookie keeps the lowest vtime, and it runs beside
+# any cookie, so a core's handover must look past it to the tagged cookie
+# that waits; stopping at it starved one of the two tenants.
+test_fairness_fill() {
+	local w
+	stop_sched
+	if ! start_sched --mode fill --stats 2 --json; then
+		fail fairness_fill_untagged_waker "fill mode did not start: $(tail -n 2 "$TMP/sched.err")"
+		start_sched --stats 2 --json
+		return
+	fi
+	"$ROOT/build/periodic" 2000 50 $((secs + 12)) >/dev/null &
+	w=$!
+	fair_run fairness_fill_untagged_waker
+	kill "$w" 2>/dev/null
+	wait "$w" 2>/dev/null
+	stop_sched
+	start_sched --stats 2 --json ||
+		fail scheduler_start "$(tail -n 2 "$TMP/sched.err")"
 }
 
 # starve_run TAG: cpu-bound vs memory-bound worker on the two siblings of
@@ -325,7 +351,7 @@ if ! start_sched --stats 2 --json; then
 	fail scheduler_start "$(tail -n 2 "$TMP/sched.err")"
 	finish
 fi
-for t in ${SCX_TESTS:-fairness bounded_wait affinity hotplug hotplug_pinned starvation lifecycle}; do
+for t in ${SCX_TESTS:-fairness fairness_fill bounded_wait affinity hotplug hotplug_pinned starvation lifecycle}; do
 	"test_$t"
 done
 finish
