@@ -47,9 +47,12 @@
  *    both. The charge is divided by the cookie's weight (the cgroup's
  *    cpu.weight for a cgroup cookie, the sum of its runnable tasks' weights
  *    otherwise) into the cookie's vtime. A core follows the cookie with the
- *    lowest vtime; when its current cookie is ahead of a waiting one by
- *    more than the grace, the next dispatch or tick hands the core over:
- *    the holders are kicked, and the last one out claims the new cookie.
+ *    lowest vtime (in fill mode, the lowest among the tagged ones:
+ *    untagged work runs beside any cookie and owns no core, and runs
+ *    first on a CPU when it is the most deserving); when its current
+ *    cookie is ahead of a waiting one by more than the grace, the next
+ *    dispatch or tick hands the core over: the holders are kicked, and
+ *    the last one out claims the new cookie.
  *    Inside a cookie, tasks are ordered by their own weighted vtime. Idle
  *    cookies come back no further than a few slices behind (no banking).
  *    Affinity: a core follows the most deserving cookie that can run on
@@ -413,7 +416,7 @@ static u64 dsq_of(u8 slot)
 
 /*
  * The most deserving slot with queued tasks, the one with the lowest
- * cookie vtime, other than @skip_a and @skip_b: returned as
+ * cookie vtime, other than @skip_a, @skip_b and @skip_c: returned as
  * slot << 56 | vtime (56 bits of ns suffice).
  */
 #define VT_MASK ((1ULL << 56) - 1)
@@ -422,7 +425,8 @@ static u64 dsq_of(u8 slot)
  * Only the live slots are looked at (their bits in live_mask), so a
  * dispatch or tick with a few cookies costs a few steps, not CS_NR_SLOTS.
  */
-__attribute__((noinline)) u64 pick_best_packed(u32 skip_a, u32 skip_b)
+__attribute__((noinline)) u64 pick_best_packed(u32 skip_a, u32 skip_b,
+					       u32 skip_c)
 {
 	u64 bvt = ~0ULL, live;
 	u8 best = CS_SLOT_NONE;
@@ -439,7 +443,7 @@ __attribute__((noinline)) u64 pick_best_packed(u32 skip_a, u32 skip_b)
 			live &= live - 1;
 			if (i >= CS_NR_SLOTS)
 				break;
-			if (i == skip_a || i == skip_b ||
+			if (i == skip_a || i == skip_b || i == skip_c ||
 			    slot_vtime[i] >= bvt || cs_nr_queued(i) <= 0)
 				continue;
 			best = i;
@@ -447,7 +451,7 @@ __attribute__((noinline)) u64 pick_best_packed(u32 skip_a, u32 skip_b)
 		}
 	}
 	if (skip_a != CS_SLOT_EXCL && skip_b != CS_SLOT_EXCL &&
-	    cs_nr_queued(DSQ_EXCL) > 0 &&
+	    skip_c != CS_SLOT_EXCL && cs_nr_queued(DSQ_EXCL) > 0 &&
 	    (best == CS_SLOT_NONE || vnow < bvt)) {
 		best = CS_SLOT_EXCL;
 		bvt = vnow;
@@ -455,9 +459,9 @@ __attribute__((noinline)) u64 pick_best_packed(u32 skip_a, u32 skip_b)
 	return (u64)best << 56 | (bvt & VT_MASK);
 }
 
-static u8 pick_best_but(u64 *best_vt, u8 skip_a, u8 skip_b)
+static u8 pick_best_but(u64 *best_vt, u8 skip_a, u8 skip_b, u8 skip_c)
 {
-	u64 packed = pick_best_packed(skip_a, skip_b);
+	u64 packed = pick_best_packed(skip_a, skip_b, skip_c);
 
 	*best_vt = packed & VT_MASK;
 	return packed >> 56;
@@ -465,7 +469,7 @@ static u8 pick_best_but(u64 *best_vt, u8 skip_a, u8 skip_b)
 
 static u8 pick_best(u64 *best_vt)
 {
-	return pick_best_but(best_vt, CS_SLOT_NONE, CS_SLOT_NONE);
+	return pick_best_but(best_vt, CS_SLOT_NONE, CS_SLOT_NONE, CS_SLOT_NONE);
 }
 
 static u64 slot_vt(u8 s)
@@ -563,9 +567,10 @@ __attribute__((noinline)) int kick_idle_in(s32 cpu, u32 sibs)
  * whose first queued tasks may run on the core is passed over, up to
  * CS_PICK_TRIES cookies in vtime order (then none is found). @keep, the
  * slot of a task running here, may always run here: it wins when it is
- * more deserving than what is found.
+ * more deserving than what is found. @but is never found (the untagged
+ * slot when only tagged cookies are wanted, else CS_SLOT_NONE).
  */
-static u8 best_for_core(s32 cpu, u8 best, u8 keep, u64 *bvt)
+static u8 best_for_core(s32 cpu, u8 best, u8 keep, u64 *bvt, u8 but)
 {
 	u8 skip_a = CS_SLOT_NONE, skip_b = CS_SLOT_NONE;
 	int t;
@@ -583,7 +588,7 @@ static u8 best_for_core(s32 cpu, u8 best, u8 keep, u64 *bvt)
 			skip_a = best;
 		else
 			skip_b = best;
-		best = pick_best_but(bvt, skip_a, skip_b);
+		best = pick_best_but(bvt, skip_a, skip_b, but);
 	}
 	if (keep < CS_NR_SLOTS &&
 	    (best == CS_SLOT_NONE || slot_vtime[keep] < *bvt)) {
@@ -597,17 +602,17 @@ static u8 best_for_core(s32 cpu, u8 best, u8 keep, u64 *bvt)
  * Fill mode: untagged work runs beside any cookie, so it owns no core, and
  * which cookie owns one is decided among the tagged ones. With untagged
  * work the most deserving (it sleeps, so its vtime is usually the lowest),
- * this is the most deserving tagged cookie that can run on @cpu's core,
- * or @keep's (this CPU's prev) if it deserves more; CS_SLOT_NONE if none.
+ * this is the most deserving tagged cookie that can run on @cpu's core
+ * (affinity retries skip untagged work too), or @keep's (this CPU's prev)
+ * if it deserves more; CS_SLOT_NONE if none.
  * Stopping at the untagged cookie instead kept the holder forever: a
  * tagged cookie and the untagged work starved (sched.sh fairness_fill).
  */
 static u8 best_tagged(s32 cpu, u8 keep, u64 *vt)
 {
-	u8 s = pick_best_but(vt, 0, CS_SLOT_NONE);
+	u8 s = pick_best_but(vt, 0, CS_SLOT_NONE, CS_SLOT_NONE);
 
-	s = best_for_core(cpu, s, keep ? keep : CS_SLOT_NONE, vt);
-	return s ? s : CS_SLOT_NONE;
+	return best_for_core(cpu, s, keep ? keep : CS_SLOT_NONE, vt, 0);
 }
 
 /* Change this CPU's claim; leaving a cookie frees its forced siblings. */
@@ -818,7 +823,7 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	    try_run(cpu, CS_SLOT_TRUST, NULL, CS_SLOT_NONE, was) == RUN_OK)
 		return;
 
-	held = cs_core_slot(w, sib, nr);
+	held = cs_core_owner(w, sib, nr, mode);
 	best = pick_best(&bvt);
 	if (prev_slot < CS_NR_SLOTS &&
 	    (best == CS_SLOT_NONE || slot_vtime[prev_slot] < bvt)) {
@@ -828,17 +833,17 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	if (best != CS_SLOT_NONE && bvt != ~0ULL && bvt > vnow)
 		vnow = bvt;
 	/* The core follows the most deserving cookie that can run on it. */
-	best = best_for_core(cpu, best, prev_slot, &bvt);
+	best = best_for_core(cpu, best, prev_slot, &bvt, CS_SLOT_NONE);
 
-	/* @rival: the cookie that should own the core (see best_tagged). */
+	/*
+	 * @rival: the cookie that should own the core (see best_tagged);
+	 * @held comes from cs_core_owner(): in fill mode a sibling running
+	 * untagged work holds nothing.
+	 */
 	rival = best;
 	rvt = bvt;
-	if (mode == CS_MODE_FILL) {
-		if (held == 0)
-			held = CS_SLOT_NONE;
-		if (best == 0)
-			rival = best_tagged(cpu, prev_slot, &rvt);
-	}
+	if (mode == CS_MODE_FILL && best == 0)
+		rival = best_tagged(cpu, prev_slot, &rvt);
 	cands[0] = held;
 	if (held == CS_SLOT_NONE || held == CS_SLOT_TRUST) {
 		cands[0] = rival;
@@ -872,11 +877,12 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 		if (r == RUN_OK)
 			return;
 		/*
-		 * @best may run on a sibling but not here: idle (the core
-		 * follows it) and wake the idle siblings that can run it.
+		 * @rival (or @best) may run on a sibling but not here: idle
+		 * (the core follows it) and wake the idle siblings that can
+		 * run it.
 		 */
-		if (s == rival && r == RUN_NOT_HERE)
-			kick_idle_in(cpu, core_can_run(cpu, rival));
+		if ((s == rival || s == best) && r == RUN_NOT_HERE)
+			kick_idle_in(cpu, core_can_run(cpu, s));
 	}
 
 	/* Nothing compatible to run: release the claim and idle. */
@@ -1234,7 +1240,7 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	s32 cpu = bpf_get_smp_processor_id();
 	struct task_ctx *tctx = task_ctx(p);
 	u64 w, bvt;
-	u8 best;
+	u8 best, but;
 
 	if (!tctx)
 		return;
@@ -1268,14 +1274,13 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 		return;
 	}
 	/* Past its share while another cookie waits: let dispatch hand over. */
-	best = pick_best(&bvt);
-	if (mode == CS_MODE_FILL && best == 0) /* it owns no core */
-		best = pick_best_but(&bvt, 0, CS_SLOT_NONE);
+	but = mode == CS_MODE_FILL ? 0 : CS_SLOT_NONE; /* it owns no core */
+	best = pick_best_but(&bvt, but, CS_SLOT_NONE, CS_SLOT_NONE);
 	if (best == CS_SLOT_NONE || cs_compat(best, tctx->slot, mode) ||
 	    !cs_should_yield(slot_vt(tctx->slot), bvt, grace_ns))
 		return;
 	/* Only to a cookie that can run on this core (affinity). */
-	best = best_for_core(cpu, best, tctx->slot, &bvt);
+	best = best_for_core(cpu, best, tctx->slot, &bvt, but);
 	if (best != CS_SLOT_NONE && !cs_compat(best, tctx->slot, mode) &&
 	    cs_should_yield(slot_vt(tctx->slot), bvt, grace_ns))
 		p->scx.slice = 0;

@@ -131,9 +131,11 @@ static inline int cs_claim_verdict(__u64 w, int self, int nr, __u8 slot,
 
 /*
  * The cookie that the other siblings hold the core with, as a slot: the
- * first non-idle, non-trusted next (or cur) among them, else NONE.
+ * first next that holds one among them, else the first such cur, else
+ * NONE. Idle, trusted slots and @free (another slot that holds nothing)
+ * do not hold a core.
  */
-static inline __u8 cs_core_slot(__u64 w, int self, int nr)
+static inline __u8 cs_core_slot_but(__u64 w, int self, int nr, __u8 free)
 {
 	__u8 found = CS_SLOT_NONE;
 	int i;
@@ -143,13 +145,30 @@ static inline __u8 cs_core_slot(__u64 w, int self, int nr)
 
 		if (i == self || i >= nr)
 			continue;
-		if (n != CS_SLOT_NONE && n != CS_SLOT_TRUST)
+		if (n != CS_SLOT_NONE && n != CS_SLOT_TRUST && n != free)
 			return n;
 		if (found == CS_SLOT_NONE && c != CS_SLOT_NONE &&
-		    c != CS_SLOT_TRUST)
+		    c != CS_SLOT_TRUST && c != free)
 			found = c;
 	}
 	return found;
+}
+
+/* The core's holder: the first non-idle, non-trusted next (or cur). */
+static inline __u8 cs_core_slot(__u64 w, int self, int nr)
+{
+	return cs_core_slot_but(w, self, nr, CS_SLOT_TRUST);
+}
+
+/*
+ * The holder a handover is decided against: in fill mode untagged work
+ * (slot 0) runs beside any cookie and holds no core, so a sibling running
+ * it does not hide a tagged holder on a wider core.
+ */
+static inline __u8 cs_core_owner(__u64 w, int self, int nr, int mode)
+{
+	return cs_core_slot_but(w, self, nr,
+				mode == CS_MODE_FILL ? 0 : CS_SLOT_TRUST);
 }
 
 /* How many siblings currently run @slot (the caller included). */

@@ -35,7 +35,7 @@
  *                any queued cookie (vtimes are abstracted away, so every
  *                choice is explored), and when held conflicts with best
  *                the dispatch may or may not decide to yield
- *      yield:    preempt_conflicts(best): read the word, PREEMPT-kick
+ *      yield:    preempt_conflicts(rival): read the word, PREEMPT-kick
  *      claim-read: snap = word; cs_claim_verdict(snap): transit and
  *                stable try the next candidate (forced stays set: the
  *                sibling in transit kicks at its commit or unclaim), OK
@@ -152,7 +152,7 @@ enum {
 enum {
 	PC_Q,
 	PC_READ, /* dispatch: forced flag set, word not read yet */
-	PC_YIELD, /* preempt_conflicts(best) before the candidates */
+	PC_YIELD, /* preempt_conflicts(rival) before the candidates */
 	PC_CREAD, /* core_claim: read the word, verdict */
 	PC_CCAS, /* core_claim: CAS against the word read */
 	PC_MOVE, /* cs_move_to_local */
@@ -474,9 +474,7 @@ static void dispatch_cands(const struct model *m, __u8 held, __u8 best,
 /* held as cs_dispatch() sees it: in fill mode untagged owns no core. */
 static __u8 held_of(const struct model *m, __u64 w, int i)
 {
-	__u8 held = cs_core_slot(w, i, m->nr);
-
-	return m->mode == CS_MODE_FILL && held == 0 ? NONE : held;
+	return cs_core_owner(w, i, m->nr, m->mode);
 }
 
 static void next_cand(struct sib *c, int ci)
@@ -501,9 +499,11 @@ static void to_switch(struct sib *c)
 	memset(c->cand, NONE, sizeof(c->cand));
 	c->ci = 0;
 	c->was = NONE;
-	c->rival = NONE; /* needed from the read to the yield only */
-	if (c->chosen != NONE)
-		c->best = NONE; /* an idle CPU remembers what it wanted */
+	if (c->chosen != NONE) {
+		/* an idle CPU remembers what it wanted */
+		c->best = NONE;
+		c->rival = NONE;
+	}
 	if (c->run == NONE && !(c->fgn & FGN_RUNNING))
 		c->pc = c->chosen == NONE ? PC_Q : PC_COMMIT;
 	else
@@ -839,7 +839,7 @@ static void check(struct model *m, size_t at)
 {
 	const struct state *s = &m->st[at];
 	bool quiet = true;
-	int i, j, k;
+	int i, j, k, r;
 
 	for (i = 0; i < m->nr; i++) {
 		const struct sib *a = &s->s[i];
@@ -874,13 +874,20 @@ static void check(struct model *m, size_t at)
 				  i, i);
 		if (a->run != NONE)
 			continue;
-		k = kidx(m, a->best);
-		if (a->forced && k >= 0 && s->q[k] &&
-		    cs_claim_verdict(s->word, i, m->nr, a->best, m->mode) ==
-			    CS_CLAIM_OK)
-			violation(m, V_LOST_KICK, at,
-				  "lost kick: cpu%d idles forced for %c, which it may run now, and no kick is on its way",
-				  i, slot_ch(m, a->best));
+		/* What it waits for: the core's owner-to-be, or its best. */
+		for (r = 0; r < 2; r++) {
+			__u8 want = r ? a->rival : a->best;
+
+			k = kidx(m, want);
+			if (a->forced && k >= 0 && s->q[k] &&
+			    cs_claim_verdict(s->word, i, m->nr, want,
+					     m->mode) == CS_CLAIM_OK) {
+				violation(m, V_LOST_KICK, at,
+					  "lost kick: cpu%d idles forced for %c, which it may run now, and no kick is on its way",
+					  i, slot_ch(m, want));
+				break;
+			}
+		}
 		if (would_run(m, s, i))
 			violation(m, V_IDLE_BESIDE_WORK, at,
 				  "idle beside work: cpu%d sleeps beside work a dispatch would run now, and no kick is on its way",

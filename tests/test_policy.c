@@ -748,6 +748,28 @@ static bool test_policy_core_slot(void)
 	return true;
 }
 
+/* cs_core_owner: fill mode's untagged work hides no tagged holder. */
+static bool test_policy_core_owner(void)
+{
+	/* Sibling 0 runs untagged work, sibling 1 X; sibling 2 asks. */
+	__u64 w = sib(sib(CS_WORD_IDLE, 0, 0, 0), 1, X, X);
+
+	CHECK_EQ(cs_core_owner(w, 2, 4, CS_MODE_STRICT), 0);
+	CHECK_EQ(cs_core_owner(w, 2, 4, CS_MODE_FILL), X);
+	/* Only untagged work on the core: nobody holds it in fill mode. */
+	w = sib(CS_WORD_IDLE, 1, 0, 0);
+	CHECK_EQ(cs_core_owner(w, 0, 2, CS_MODE_FILL), CS_SLOT_NONE);
+	CHECK_EQ(cs_core_owner(w, 0, 2, CS_MODE_STRICT), 0);
+	/* Leaving untagged work for Y: Y holds it. */
+	w = sib(CS_WORD_IDLE, 1, Y, 0);
+	CHECK_EQ(cs_core_owner(w, 0, 2, CS_MODE_FILL), Y);
+	/* Trusted slots hold nothing in either mode. */
+	w = sib(sib(CS_WORD_IDLE, 0, CS_SLOT_TRUST, CS_SLOT_TRUST), 1, 0, 0);
+	CHECK_EQ(cs_core_owner(w, 2, 4, CS_MODE_FILL), CS_SLOT_NONE);
+	CHECK_EQ(cs_core_owner(w, 2, 4, CS_MODE_STRICT), 0);
+	return true;
+}
+
 static bool test_policy_core_slot_skips_trust(void)
 {
 	CHECK_EQ(cs_core_slot(sib(CS_WORD_IDLE, 1, CS_SLOT_TRUST, X), 0, 2), X);
@@ -1057,6 +1079,7 @@ int main(void)
 	RUN(policy_ipi_window_detects_next_only);
 	RUN(policy_core_slot);
 	RUN(policy_core_slot_skips_trust);
+	RUN(policy_core_owner);
 	RUN(policy_core_slot_ignores_self);
 	RUN(policy_nr_running);
 	RUN(policy_core_charge);

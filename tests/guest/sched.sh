@@ -68,11 +68,12 @@ test_fairness_fill() {
 		start_sched --stats 2 --json
 		return
 	fi
-	"$ROOT/build/periodic" 2000 50 $((secs + 12)) >/dev/null &
+	"$ROOT/build/periodic" 2000 50 $((secs + 12)) >"$TMP/waker" &
 	w=$!
 	fair_run fairness_fill_untagged_waker
 	kill "$w" 2>/dev/null
 	wait "$w" 2>/dev/null
+	info "untagged waker (measured): $(cat "$TMP/waker")"
 	stop_sched
 	start_sched --stats 2 --json ||
 		fail scheduler_start "$(tail -n 2 "$TMP/sched.err")"
