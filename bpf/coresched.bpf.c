@@ -102,7 +102,9 @@
  *
  * Modes: strict (default) shares a core only within a cookie; fill also
  * lets untagged (cookie 0) work run beside any cookie; none disables
- * isolation (the same scheduler without core scheduling, for comparison).
+ * isolation (the same scheduler without core scheduling, for comparison):
+ * no cookie holds a core, and each CPU hands over to a more deserving
+ * cookie by itself (cs_rivals), as a core does in the other modes.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -847,7 +849,7 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	cands[0] = held;
 	if (held == CS_SLOT_NONE || held == CS_SLOT_TRUST) {
 		cands[0] = rival;
-	} else if (rival != CS_SLOT_NONE && !cs_compat(held, rival, mode) &&
+	} else if (rival != CS_SLOT_NONE && cs_rivals(held, rival, mode) &&
 		   cs_should_yield(slot_vt(held), rvt, grace_ns)) {
 		/* The holder is past its share: make the core change hands. */
 		preempt_conflicts(cpu, rival);
@@ -1276,12 +1278,12 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	/* Past its share while another cookie waits: let dispatch hand over. */
 	but = mode == CS_MODE_FILL ? 0 : CS_SLOT_NONE; /* it owns no core */
 	best = pick_best_but(&bvt, but, CS_SLOT_NONE, CS_SLOT_NONE);
-	if (best == CS_SLOT_NONE || cs_compat(best, tctx->slot, mode) ||
+	if (best == CS_SLOT_NONE || !cs_rivals(tctx->slot, best, mode) ||
 	    !cs_should_yield(slot_vt(tctx->slot), bvt, grace_ns))
 		return;
 	/* Only to a cookie that can run on this core (affinity). */
 	best = best_for_core(cpu, best, tctx->slot, &bvt, but);
-	if (best != CS_SLOT_NONE && !cs_compat(best, tctx->slot, mode) &&
+	if (best != CS_SLOT_NONE && cs_rivals(tctx->slot, best, mode) &&
 	    cs_should_yield(slot_vt(tctx->slot), bvt, grace_ns))
 		p->scx.slice = 0;
 }

@@ -163,12 +163,33 @@ static inline __u8 cs_core_slot(__u64 w, int self, int nr)
 /*
  * The holder a handover is decided against: in fill mode untagged work
  * (slot 0) runs beside any cookie and holds no core, so a sibling running
- * it does not hide a tagged holder on a wider core.
+ * it does not hide a tagged holder on a wider core. In none mode no
+ * cookie holds a core: each CPU follows the most deserving cookie by
+ * itself (cs_rivals).
  */
 static inline __u8 cs_core_owner(__u64 w, int self, int nr, int mode)
 {
+	if (mode == CS_MODE_NONE)
+		return CS_SLOT_NONE;
 	return cs_core_slot_but(w, self, nr,
 				mode == CS_MODE_FILL ? 0 : CS_SLOT_TRUST);
+}
+
+/*
+ * Must a CPU running @held give way when @rival is due (more deserving by
+ * the grace)? When the two cannot share the core; in none mode, which
+ * shares everything, whenever they are two cookies, or the CPU would keep
+ * one cookie for as long as it has tasks queued and starve the others
+ * (sched.sh fairness_none). Idle and trusted kernel threads never make a
+ * CPU give way, nor give way themselves.
+ */
+static inline bool cs_rivals(__u8 held, __u8 rival, int mode)
+{
+	if (mode != CS_MODE_NONE)
+		return !cs_compat(held, rival, mode);
+	return held != rival && held != CS_SLOT_NONE &&
+	       rival != CS_SLOT_NONE && held != CS_SLOT_TRUST &&
+	       rival != CS_SLOT_TRUST;
 }
 
 /* How many siblings currently run @slot (the caller included). */

@@ -767,6 +767,37 @@ static bool test_policy_core_owner(void)
 	w = sib(sib(CS_WORD_IDLE, 0, CS_SLOT_TRUST, CS_SLOT_TRUST), 1, 0, 0);
 	CHECK_EQ(cs_core_owner(w, 2, 4, CS_MODE_FILL), CS_SLOT_NONE);
 	CHECK_EQ(cs_core_owner(w, 2, 4, CS_MODE_STRICT), 0);
+	/* None mode: no cookie owns a core, whatever the siblings run. */
+	w = sib(sib(CS_WORD_IDLE, 0, X, X), 1, Y, Y);
+	CHECK_EQ(cs_core_owner(w, 2, 4, CS_MODE_NONE), CS_SLOT_NONE);
+	return true;
+}
+
+/*
+ * cs_rivals: in strict and fill mode exactly the incompatible pairs; in
+ * none mode any two cookies, so a CPU never keeps one cookie while a more
+ * deserving one waits (it starved every other cookie before).
+ */
+static bool test_policy_rivals(void)
+{
+	unsigned int i, j, m;
+
+	for (m = 0; m < NR_MODES; m++)
+		for (i = 0; i < NR_SLOTS; i++)
+			for (j = 0; j < NR_SLOTS; j++)
+				if (modes[m] != CS_MODE_NONE)
+					CHECK_EQ(cs_rivals(slots[i], slots[j],
+							   modes[m]),
+						 !cs_compat(slots[i], slots[j],
+							    modes[m]));
+	CHECK(cs_rivals(X, Y, CS_MODE_NONE), "two cookies in none mode");
+	CHECK(cs_rivals(0, X, CS_MODE_NONE), "untagged and a cookie");
+	CHECK(cs_rivals(X, CS_SLOT_EXCL, CS_MODE_NONE), "an overflow cookie");
+	CHECK(!cs_rivals(X, X, CS_MODE_NONE), "a cookie and itself");
+	CHECK(!cs_rivals(X, CS_SLOT_TRUST, CS_MODE_NONE), "trusted kthreads");
+	CHECK(!cs_rivals(CS_SLOT_TRUST, X, CS_MODE_NONE), "trusted kthreads");
+	CHECK(!cs_rivals(CS_SLOT_NONE, X, CS_MODE_NONE), "idle");
+	CHECK(!cs_rivals(X, CS_SLOT_NONE, CS_MODE_NONE), "idle");
 	return true;
 }
 
@@ -1080,6 +1111,7 @@ int main(void)
 	RUN(policy_core_slot);
 	RUN(policy_core_slot_skips_trust);
 	RUN(policy_core_owner);
+	RUN(policy_rivals);
 	RUN(policy_core_slot_ignores_self);
 	RUN(policy_nr_running);
 	RUN(policy_core_charge);

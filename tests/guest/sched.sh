@@ -79,6 +79,23 @@ test_fairness_fill() {
 		fail scheduler_start "$(tail -n 2 "$TMP/sched.err")"
 }
 
+# None mode (no core scheduling, the benchmark's ceiling) still shares
+# CPUs fairly between cookies: each CPU hands over to a more deserving
+# cookie by itself. It kept whichever cookie it ran for as long as that
+# cookie had tasks queued, and the first tenant to fill every CPU starved
+# the other (and the test's shell) until it ended.
+test_fairness_none() {
+	stop_sched
+	if ! start_sched --mode none --stats 2 --json; then
+		fail fairness_none_mode "none mode did not start: $(tail -n 2 "$TMP/sched.err")"
+	else
+		fair_run fairness_none_mode
+		stop_sched
+	fi
+	start_sched --stats 2 --json ||
+		fail scheduler_start "$(tail -n 2 "$TMP/sched.err")"
+}
+
 # starve_run TAG: cpu-bound vs memory-bound worker on the two siblings of
 # core 0, in cookies A and B (TAG=ours) or untagged (TAG=none).
 starve_run() {
@@ -352,7 +369,7 @@ if ! start_sched --stats 2 --json; then
 	fail scheduler_start "$(tail -n 2 "$TMP/sched.err")"
 	finish
 fi
-for t in ${SCX_TESTS:-fairness fairness_fill bounded_wait affinity hotplug hotplug_pinned starvation lifecycle}; do
+for t in ${SCX_TESTS:-fairness fairness_fill fairness_none bounded_wait affinity hotplug hotplug_pinned starvation lifecycle}; do
 	"test_$t"
 done
 finish
