@@ -30,15 +30,15 @@
  *        its forced flag and idles (forced idle).
  *      CPU0 slice ends, dispatch: Y is the most deserving cookie (lowest
  *        vtime) and nothing else holds the core -> claim Y (next0=Y) and
- *        move Y's task to CPU0; leaving X, it kicks forced siblings. The
- *        kick is sent from irq_work, after CPU0's switch.
- *      CPU0 switches X -> Y; its sched_switch tracepoint commits cur0=Y.
+ *        move Y's task to CPU0.
+ *      CPU0 switches X -> Y; its sched_switch tracepoint commits cur0=Y
+ *        and, leaving X, kicks forced siblings (sent from irq_work).
  *      CPU1 is kicked, claims Y (next0=Y cur0=Y are compatible), runs Y.
  *
  *    A claim attempt that finds a conflict idles with its forced flag
  *    set, whether the sibling is in transit (next != cur) or stable: the
- *    sibling that leaves the conflicting cookie, by a claim or by the
- *    commit of its switch, kicks it. Flag-then-check on one side and
+ *    sibling that leaves the conflicting cookie kicks it: at the commit
+ *    of its switch, or when it gives up a claim it was not running yet. Flag-then-check on one side and
  *    CAS-then-read on the other make the wakeup impossible to lose.
  *
  * 3. Fairness. A cookie pays for the core time it occupies: a run of d ns
@@ -151,6 +151,7 @@ u64 live_mask[4]; /* slots with holders */
 u8 low_bit_tbl[64]; /* cs_low_bit_table(), filled by cs_init */
 u64 vnow; /* vtime of the most deserving cookie, monotonic */
 u8 core_last[CS_MAX_CPUS]; /* last slot claimed on each core */
+u8 core_prev[CS_MAX_CPUS]; /* the slot claimed there before core_last */
 u8 drain_cpu[CS_MAX_CPUS]; /* about to go offline: written by the loader */
 u8 drained[CS_MAX_CPUS]; /* a draining CPU runs nothing but its own kthreads */
 struct cs_exit_info exit_info;
@@ -617,6 +618,78 @@ static u8 best_tagged(s32 cpu, u8 keep, u64 *vt)
 	return best_for_core(cpu, s, keep ? keep : CS_SLOT_NONE, vt, 0);
 }
 
+/*
+ * Is a handover to @slot this core's to make? Yes when one of the first
+ * CS_PEEK_TASKS tasks it has queued sits on a runqueue of this core (where
+ * select_cpu or its last run put it), or has waited a slice already, or
+ * more are queued. Every CPU's tick sees the same most deserving cookie,
+ * so without this one task of untagged work (rcu_sched waking on a busy
+ * 2x2 guest) made both cores hand over within a tick, and the core that
+ * found the task taken went back: twice the handovers, plus a migration.
+ * Example: rcu_sched wakes on CPU 3 while core {0,1} runs A and core
+ * {2,3} runs B: only core {2,3} yields to it; core {0,1} would only if it
+ * waited a slice (its core then busy with foreign work, say).
+ */
+__attribute__((noinline)) int due_here(s32 cpu, u32 slot)
+{
+	struct bpf_iter_scx_dsq it;
+	struct task_struct *p;
+	u64 now = bpf_ktime_get_ns();
+	u32 core = core_of(cpu);
+	int n = 0, here = 0;
+
+	if (slot >= CS_NR_SLOTS && slot != CS_SLOT_EXCL)
+		return 1;
+	bpf_iter_scx_dsq_new(&it, dsq_of(slot), 0);
+	while ((p = bpf_iter_scx_dsq_next(&it))) {
+		struct task_ctx *tctx = task_ctx(p);
+		s32 c = scx_bpf_task_cpu(p);
+
+		if (++n > CS_PEEK_TASKS ||
+		    (!fenced(c) && core_of(c) == core) || !tctx ||
+		    (tctx->enq_at && now - tctx->enq_at > slice_ns)) {
+			here = 1;
+			break;
+		}
+	}
+	bpf_iter_scx_dsq_destroy(&it);
+	return here;
+}
+
+/*
+ * Stickiness. A core that another cookie left (held by none) takes the
+ * cookie it ran last, or the one before, when that one has tasks queued,
+ * can run here and is no more than the grace behind @rival in vtime: the
+ * grace a holder keeps anyway before it yields (cs_should_yield).
+ * Without this, a short stay of untagged work (a kernel thread that wakes,
+ * such as rcu_sched, about 80 times a second) ended with the core taking
+ * whichever cookie was the most deserving at that instant, often the one
+ * the other core held: the two cores swapped cookies, and every task of
+ * both migrated. Example: core 0 holds A, core 1 holds B, rcu_sched takes
+ * core 0 for 30 us; B's vtime is 2 ms below A's. Core 0 goes back to A
+ * (core_prev), not to B. Only which cookie is claimed changes.
+ */
+static u8 sticky_rival(s32 cpu, u8 rival, u64 *rvt)
+{
+	u32 core = core_of(cpu);
+	u8 home[2] = { core_last[core], core_prev[core] };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		u8 s = home[i];
+
+		if (s == rival)
+			return rival;
+		if (s >= CS_NR_SLOTS || (mode == CS_MODE_FILL && s == 0) ||
+		    slot_vtime[s] > *rvt + grace_ns || cs_nr_queued(s) <= 0 ||
+		    !core_can_run(cpu, s))
+			continue;
+		*rvt = slot_vtime[s];
+		return s;
+	}
+	return rival;
+}
+
 /* Change this CPU's claim; leaving a cookie frees its forced siblings. */
 static void set_claim(s32 cpu, u8 slot)
 {
@@ -691,8 +764,56 @@ static bool prev_still(struct task_struct *prev, u8 slot)
 }
 
 /*
- * Claim @slot and move one of its tasks here, or keep @prev if it is of
- * @slot and nothing else of it waits.
+ * Locality. A cookie's queue serves every CPU, so its head is often a task
+ * that was queued on another CPU, and taking it migrates it: a cross-
+ * runqueue move and a cold cache. With 4 threads of a cookie on a 2-thread
+ * core, nearly every slice moved a task from one sibling to the other
+ * (about 300 migrations a second in bench/throughput's cpu2, 3 under the
+ * default scheduler). So a CPU takes a task already on its own runqueue
+ * when one of the first CS_PEEK_TASKS queued is at most a slice behind the
+ * head in vtime, and the head otherwise: the order inside a cookie bends
+ * by at most a slice, and the cookie's own vtime, which decides between
+ * cookies, is charged the same. Example, a 5 ms slice: T1 and T3 of A were
+ * queued on CPU 0, T2 and T4 on CPU 1; CPU 0's slice of T1 ends with T2
+ * (vtime 10 ms) at the head, then T3 (12 ms): CPU 0 takes T3, and the two
+ * pairs keep their CPUs, as per-CPU runqueues would. Only which task of
+ * the claimed cookie runs changes; the claim comes first, as before.
+ */
+__attribute__((noinline)) int move_local_first(s32 cpu, u32 slot)
+{
+	struct bpf_iter_scx_dsq it;
+	struct task_struct *p;
+	bool seen = false, moved = false;
+	u64 head_vt = 0;
+	int n = 0;
+
+	if (slot >= CS_NR_SLOTS && slot != CS_SLOT_EXCL)
+		return cs_move_to_local(dsq_of(slot)); /* FIFO: no vtime */
+	bpf_iter_scx_dsq_new(&it, dsq_of(slot), 0);
+	while ((p = bpf_iter_scx_dsq_next(&it))) {
+		if (++n > CS_PEEK_TASKS)
+			break;
+		if (!bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+			continue;
+		if (!seen) {
+			seen = true;
+			head_vt = p->scx.dsq_vtime;
+		}
+		if (p->scx.dsq_vtime > head_vt + slice_ns)
+			break;
+		if (scx_bpf_task_cpu(p) != cpu)
+			continue;
+		/* On this runqueue: a local move, never a migration. */
+		moved = cs_move_iterated(&it, p, SCX_DSQ_LOCAL);
+		break;
+	}
+	bpf_iter_scx_dsq_destroy(&it);
+	return moved || cs_move_to_local(dsq_of(slot));
+}
+
+/*
+ * Claim @slot and move one of its tasks here (move_local_first), or keep
+ * @prev if it is of @slot and nothing else of it waits.
  */
 static enum run_result try_run(s32 cpu, u8 slot, struct task_struct *prev,
 			       u8 prev_slot, u8 was)
@@ -710,7 +831,7 @@ static enum run_result try_run(s32 cpu, u8 slot, struct task_struct *prev,
 	if (v != CS_CLAIM_OK)
 		return RUN_BLOCKED;
 
-	if (!cs_move_to_local(dsq_of(slot))) {
+	if (!move_local_first(cpu, slot)) {
 		/*
 		 * Nothing of @slot can run here after all; nor prev if it was
 		 * re-tagged while the move had dropped the rq lock (a re-queue
@@ -723,9 +844,17 @@ static enum run_result try_run(s32 cpu, u8 slot, struct task_struct *prev,
 		prev->scx.slice = slice_ns; /* keep running prev */
 	}
 	st->forced = 0;
-	if (was != slot && was != CS_SLOT_NONE)
+	/*
+	 * Leaving a claim it was not running yet frees the siblings it
+	 * blocked. Leaving the cookie it runs frees nobody yet: its cur still
+	 * blocks them, and the commit of the switch kicks them (an IPI that
+	 * used to wake them now only to find the transit, twice per handover).
+	 */
+	if (was != slot && was != CS_SLOT_NONE &&
+	    was != cs_cur(core_read(cpu), sib_of(cpu)))
 		kick_forced_siblings(cpu);
 	if (core_last[core_of(cpu)] != slot) {
+		core_prev[core_of(cpu)] = core_last[core_of(cpu)];
 		core_last[core_of(cpu)] = slot;
 		st->cookie_switches++;
 	}
@@ -846,11 +975,15 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	rvt = bvt;
 	if (mode == CS_MODE_FILL && best == 0)
 		rival = best_tagged(cpu, prev_slot, &rvt);
+	if (held == CS_SLOT_NONE && rival != CS_SLOT_NONE &&
+	    mode != CS_MODE_NONE)
+		rival = sticky_rival(cpu, rival, &rvt);
 	cands[0] = held;
 	if (held == CS_SLOT_NONE || held == CS_SLOT_TRUST) {
 		cands[0] = rival;
 	} else if (rival != CS_SLOT_NONE && cs_rivals(held, rival, mode) &&
-		   cs_should_yield(slot_vt(held), rvt, grace_ns)) {
+		   cs_should_yield(slot_vt(held), rvt, grace_ns) &&
+		   due_here(cpu, rival)) {
 		/* The holder is past its share: make the core change hands. */
 		preempt_conflicts(cpu, rival);
 		cands[0] = CS_SLOT_NONE;
@@ -1284,7 +1417,8 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	/* Only to a cookie that can run on this core (affinity). */
 	best = best_for_core(cpu, best, tctx->slot, &bvt, but);
 	if (best != CS_SLOT_NONE && cs_rivals(tctx->slot, best, mode) &&
-	    cs_should_yield(slot_vt(tctx->slot), bvt, grace_ns))
+	    cs_should_yield(slot_vt(tctx->slot), bvt, grace_ns) &&
+	    due_here(cpu, best))
 		p->scx.slice = 0;
 }
 

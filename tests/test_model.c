@@ -43,7 +43,9 @@
  *      claim-CAS: succeeds if word == snap, else back to claim-read (a
  *                sibling wrote in between: a failed CAS)
  *      move:     take a queued task of the slot (forced = 0), then kick
- *                forced siblings if leaving was; or, none left, set_claim
+ *                forced siblings if leaving was, a claim it was not
+ *                running yet (while cur is was, its siblings stay blocked
+ *                by cur, and the commit kicks); or, none left, set_claim
  *                NONE (and kick) and try the next candidate
  *      release:  all candidates failed: set_claim NONE, kick forced
  *                siblings if a claim was dropped, forced = 0 if nothing
@@ -108,11 +110,12 @@
  *     none queued: set_claim NONE), then B: verdict stable (cur0=A)
  *   cpu0's A finishes, its dispatch claims B (held -), moves the task
  *   cpu1 releases and idles, forced1 still 1 (B was queued at its read)
- *   cpu0 leaves A for B: it reads forced1 = 1 and kicks cpu1 ...
+ *   cpu0 switches from A to B: its commit reads forced1 = 1 and kicks
+ *     cpu1 ...
  *
  * ... and when cpu1 is kicked, its dispatch finds B (or nothing) and the
  * state is quiescent again. Had cpu0 read forced1 before cpu1 set it,
- * cpu1's own read would come after cpu0's CAS and see next0=B. Drop that
+ * cpu1's own read would come after cpu0's commit and see cur0=B. Drop that
  * kick (seeded bug 2) and with one more B queued cpu1 sleeps beside a B
  * it could run: check (b) fails. Commit cur0=B when cpu0 chooses B
  * instead of at its switch (seeded bug 1) and cpu1 may claim B while A
@@ -700,7 +703,8 @@ static void step(struct model *m, size_t at, int i)
 			c->forced = 0;
 			if (m->bugs & BUG_COMMIT_AT_DECISION)
 				s.word = cs_set_cur(s.word, i, slot);
-			if (c->was != slot && c->was != NONE)
+			if (c->was != slot && c->was != NONE &&
+			    c->was != cs_cur(s.word, i))
 				c->pc = PC_KICK_RUN;
 			else
 				to_switch(c);
