@@ -38,8 +38,9 @@
  *    A claim attempt that finds a conflict idles with its forced flag
  *    set, whether the sibling is in transit (next != cur) or stable: the
  *    sibling that leaves the conflicting cookie kicks it: at the commit
- *    of its switch, or when it gives up a claim it was not running yet. Flag-then-check on one side and
- *    CAS-then-read on the other make the wakeup impossible to lose.
+ *    of its switch, or when it drops a claim it was not running yet.
+ *    Flag-then-check on one side and CAS-then-read on the other make the
+ *    wakeup impossible to lose.
  *
  * 3. Fairness. A cookie pays for the core time it occupies: a run of d ns
  *    on a core with n siblings, m of them running that cookie, costs
@@ -51,8 +52,9 @@
  *    untagged work runs beside any cookie and owns no core, and runs
  *    first on a CPU when it is the most deserving); when its current
  *    cookie is ahead of a waiting one by more than the grace, the next
- *    dispatch or tick hands the core over: the holders are kicked, and
- *    the last one out claims the new cookie.
+ *    dispatch or tick hands the core over (on a core where that cookie
+ *    is due: due_here): the holders are kicked, and the last one out
+ *    claims the new cookie.
  *    Inside a cookie, tasks are ordered by their own weighted vtime. Idle
  *    cookies come back no further than a few slices behind (no banking).
  *    Affinity: a core follows the most deserving cookie that can run on
@@ -621,14 +623,18 @@ static u8 best_tagged(s32 cpu, u8 keep, u64 *vt)
 /*
  * Is a handover to @slot this core's to make? Yes when one of the first
  * CS_PEEK_TASKS tasks it has queued sits on a runqueue of this core (where
- * select_cpu or its last run put it), or has waited a slice already, or
- * more are queued. Every CPU's tick sees the same most deserving cookie,
- * so without this one task of untagged work (rcu_sched waking on a busy
- * 2x2 guest) made both cores hand over within a tick, and the core that
- * found the task taken went back: twice the handovers, plus a migration.
- * Example: rcu_sched wakes on CPU 3 while core {0,1} runs A and core
- * {2,3} runs B: only core {2,3} yields to it; core {0,1} would only if it
- * waited a slice (its core then busy with foreign work, say).
+ * its wakeup or its last run put it), or on a core that already runs
+ * @slot (the cookie wants more than that core), or has waited a slice
+ * already, or more are queued. Every CPU's tick sees the same most
+ * deserving cookie, so without this one task of untagged work (rcu_sched
+ * waking on a busy 2x2 guest) made both cores hand over within a tick,
+ * and the core that found the task taken went back: twice the handovers,
+ * plus a migration. Example: rcu_sched wakes on CPU 3 while core {0,1}
+ * runs A and core {2,3} runs B: only core {2,3} yields to it; core {0,1}
+ * would only if it waited a slice (its core then busy with foreign work,
+ * say). Had B a task waiting on core {2,3} and B's vtime fallen behind
+ * A's by the grace, core {0,1} would yield to B: a cookie that holds a
+ * core and still waits is not held back by where its tasks wait.
  */
 __attribute__((noinline)) int due_here(s32 cpu, u32 slot)
 {
@@ -645,9 +651,9 @@ __attribute__((noinline)) int due_here(s32 cpu, u32 slot)
 		struct task_ctx *tctx = task_ctx(p);
 		s32 c = scx_bpf_task_cpu(p);
 
-		if (++n > CS_PEEK_TASKS ||
-		    (!fenced(c) && core_of(c) == core) || !tctx ||
-		    (tctx->enq_at && now - tctx->enq_at > slice_ns)) {
+		if (++n > CS_PEEK_TASKS || fenced(c) || core_of(c) == core ||
+		    cs_nr_running(core_read(c), nr_sibs(c), slot) ||
+		    !tctx || (tctx->enq_at && now - tctx->enq_at > slice_ns)) {
 			here = 1;
 			break;
 		}
@@ -801,7 +807,11 @@ __attribute__((noinline)) int move_local_first(s32 cpu, u32 slot)
 		}
 		if (p->scx.dsq_vtime > head_vt + slice_ns)
 			break;
-		if (scx_bpf_task_cpu(p) != cpu)
+		/*
+		 * Not a task in migrate_disable(): some 6.12 kernels send it
+		 * to the global DSQ from here; consume takes it correctly.
+		 */
+		if (scx_bpf_task_cpu(p) != cpu || p->migration_disabled)
 			continue;
 		/* On this runqueue: a local move, never a migration. */
 		moved = cs_move_iterated(&it, p, SCX_DSQ_LOCAL);

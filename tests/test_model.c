@@ -116,7 +116,7 @@
  * ... and when cpu1 is kicked, its dispatch finds B (or nothing) and the
  * state is quiescent again. Had cpu0 read forced1 before cpu1 set it,
  * cpu1's own read would come after cpu0's commit and see cur0=B. Drop that
- * kick (seeded bug 2) and with one more B queued cpu1 sleeps beside a B
+ * kick (seeded bug 6) and with one more B queued cpu1 sleeps beside a B
  * it could run: check (b) fails. Commit cur0=B when cpu0 chooses B
  * instead of at its switch (seeded bug 1) and cpu1 may claim B while A
  * still runs on cpu0: check (a) fails. The seeded bugs are test variants

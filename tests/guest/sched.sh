@@ -96,6 +96,39 @@ test_fairness_none() {
 		fail scheduler_start "$(tail -n 2 "$TMP/sched.err")"
 }
 
+# Unequal weights while a cookie holding a core still waits: A (weight
+# 100) runs NCPU spinners, B (weight 300) NCPU - 1. B is owed three
+# quarters of the core time: one core and half of the other, about 2.5 of
+# the 3.5 CPUs the two use (71 %); ignoring the weights gives each a core
+# (50 %). B's waiting task sits on B's own core, so the core that runs A
+# must hand over to B although the task is not queued there (due_here).
+# (A due_here without that rule passed too: B's tasks waited a slice often
+# enough to let the other core yield.)
+test_fairness_weight() {
+	local a b ua ub da db share
+	a=$(tenant t_wa)
+	b=$(tenant t_wb)
+	echo 100 >"$a/cpu.weight" && echo 300 >"$b/cpu.weight" &&
+		"$CTL" cgroup tag "$a" >/dev/null && "$CTL" cgroup tag "$b" >/dev/null ||
+		{ fail fairness_weight_held_cookie "could not set up t_wa, t_wb"; return; }
+	run_in "$a" stress-ng --quiet --cpu "$NCPU" --timeout $((secs + 10))
+	run_in "$b" stress-ng --quiet --cpu $((NCPU - 1)) --timeout $((secs + 10))
+	sleep 2
+	ua=$(usage_us "$a")
+	ub=$(usage_us "$b")
+	sleep "$secs"
+	da=$(($(usage_us "$a") - ua))
+	db=$(($(usage_us "$b") - ub))
+	stop_bg
+	share=$((100 * db / (da + db + 1)))
+	info "fairness_weight_held_cookie: A (100) ${da} us, B (300) ${db} us: B has $share% (owed about 71%)"
+	if [ $share -ge 62 ]; then
+		pass fairness_weight_held_cookie
+	else
+		fail fairness_weight_held_cookie "B at weight 300 got $share% (want >= 62)"
+	fi
+}
+
 # starve_run TAG: cpu-bound vs memory-bound worker on the two siblings of
 # core 0, in cookies A and B (TAG=ours) or untagged (TAG=none).
 starve_run() {
@@ -369,7 +402,7 @@ if ! start_sched --stats 2 --json; then
 	fail scheduler_start "$(tail -n 2 "$TMP/sched.err")"
 	finish
 fi
-for t in ${SCX_TESTS:-fairness fairness_fill fairness_none bounded_wait affinity hotplug hotplug_pinned starvation lifecycle}; do
+for t in ${SCX_TESTS:-fairness fairness_fill fairness_none fairness_weight bounded_wait affinity hotplug hotplug_pinned starvation lifecycle}; do
 	"test_$t"
 done
 finish
