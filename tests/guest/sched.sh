@@ -85,6 +85,7 @@ test_fairness_fill() {
 # cookie had tasks queued, and the first tenant to fill every CPU starved
 # the other (and the test's shell) until it ended.
 test_fairness_none() {
+	local secs=6 # 0 % before the fix: a short window tells
 	stop_sched
 	if ! start_sched --mode none --stats 2 --json; then
 		fail fairness_none_mode "none mode did not start: $(tail -n 2 "$TMP/sched.err")"
@@ -105,7 +106,7 @@ test_fairness_none() {
 # (A due_here without that rule passed too: B's tasks waited a slice often
 # enough to let the other core yield.)
 test_fairness_weight() {
-	local a b ua ub da db share
+	local a b ua ub da db share secs=6
 	a=$(tenant t_wa)
 	b=$(tenant t_wb)
 	echo 100 >"$a/cpu.weight" && echo 300 >"$b/cpu.weight" &&
