@@ -652,8 +652,8 @@ __attribute__((noinline)) int due_here(s32 cpu, u32 slot)
 		s32 c = scx_bpf_task_cpu(p);
 
 		if (++n > CS_PEEK_TASKS || fenced(c) || core_of(c) == core ||
-		    cs_nr_running(core_read(c), nr_sibs(c), slot) ||
-		    !tctx || (tctx->enq_at && now - tctx->enq_at > slice_ns)) {
+		    cs_nr_running(core_read(c), nr_sibs(c), slot) || !tctx ||
+		    (tctx->enq_at && now - tctx->enq_at > slice_ns)) {
 			here = 1;
 			break;
 		}

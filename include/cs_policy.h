@@ -187,9 +187,8 @@ static inline bool cs_rivals(__u8 held, __u8 rival, int mode)
 {
 	if (mode != CS_MODE_NONE)
 		return !cs_compat(held, rival, mode);
-	return held != rival && held != CS_SLOT_NONE &&
-	       rival != CS_SLOT_NONE && held != CS_SLOT_TRUST &&
-	       rival != CS_SLOT_TRUST;
+	return held != rival && held != CS_SLOT_NONE && rival != CS_SLOT_NONE &&
+	       held != CS_SLOT_TRUST && rival != CS_SLOT_TRUST;
 }
 
 /* How many siblings currently run @slot (the caller included). */

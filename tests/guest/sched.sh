@@ -28,22 +28,30 @@ restart_observed() {
 		start_sched --stats 2 --json
 }
 
+# spin_two A NA B NB: tag cgroups A and B, run NA and NB stress-ng
+# spinners in them, and set da and db to the CPU time (us) each used in
+# $secs s, after 2 s to settle.
+spin_two() {
+	local ua ub
+	"$CTL" cgroup tag "$1" >/dev/null && "$CTL" cgroup tag "$3" >/dev/null
+	run_in "$1" stress-ng --quiet --cpu "$2" --timeout $((secs + 10))
+	run_in "$3" stress-ng --quiet --cpu "$4" --timeout $((secs + 10))
+	sleep 2
+	ua=$(usage_us "$1")
+	ub=$(usage_us "$3")
+	sleep "$secs"
+	da=$(($(usage_us "$1") - ua))
+	db=$(($(usage_us "$3") - ub))
+	stop_bg
+}
+
 # fair_run NAME: two tagged cgroups, stress-ng on every CPU in each, for
 # $secs s; NAME passes if each got 50 +- 10 % of their CPU time.
 fair_run() {
-	local name=$1 a b ua ub da db share
+	local name=$1 a b da db share
 	a=$(tenant t_fa)
 	b=$(tenant t_fb)
-	"$CTL" cgroup tag "$a" >/dev/null && "$CTL" cgroup tag "$b" >/dev/null
-	run_in "$a" stress-ng --quiet --cpu "$NCPU" --timeout $((secs + 10))
-	run_in "$b" stress-ng --quiet --cpu "$NCPU" --timeout $((secs + 10))
-	sleep 2
-	ua=$(usage_us "$a")
-	ub=$(usage_us "$b")
-	sleep "$secs"
-	da=$(($(usage_us "$a") - ua))
-	db=$(($(usage_us "$b") - ub))
-	stop_bg
+	spin_two "$a" "$NCPU" "$b" "$NCPU"
 	share=$((100 * da / (da + db + 1)))
 	info "$name: cgroup A ${da} us, B ${db} us of CPU in ${secs}s: A has $share%"
 	info "scheduler stats: $(tail -n 1 "$TMP/sched.out")"
@@ -106,21 +114,14 @@ test_fairness_none() {
 # (A due_here without that rule passed too: B's tasks waited a slice often
 # enough to let the other core yield.)
 test_fairness_weight() {
-	local a b ua ub da db share secs=6
+	local a b da db share secs=6
 	a=$(tenant t_wa)
 	b=$(tenant t_wb)
-	echo 100 >"$a/cpu.weight" && echo 300 >"$b/cpu.weight" &&
-		"$CTL" cgroup tag "$a" >/dev/null && "$CTL" cgroup tag "$b" >/dev/null ||
-		{ fail fairness_weight_held_cookie "could not set up t_wa, t_wb"; return; }
-	run_in "$a" stress-ng --quiet --cpu "$NCPU" --timeout $((secs + 10))
-	run_in "$b" stress-ng --quiet --cpu $((NCPU - 1)) --timeout $((secs + 10))
-	sleep 2
-	ua=$(usage_us "$a")
-	ub=$(usage_us "$b")
-	sleep "$secs"
-	da=$(($(usage_us "$a") - ua))
-	db=$(($(usage_us "$b") - ub))
-	stop_bg
+	if ! echo 100 >"$a/cpu.weight" || ! echo 300 >"$b/cpu.weight"; then
+		fail fairness_weight_held_cookie "could not set the weights of $a, $b"
+		return
+	fi
+	spin_two "$a" "$NCPU" "$b" $((NCPU - 1))
 	share=$((100 * db / (da + db + 1)))
 	info "fairness_weight_held_cookie: A (100) ${da} us, B (300) ${db} us: B has $share% (owed about 71%)"
 	if [ $share -ge 62 ]; then
