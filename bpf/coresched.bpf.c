@@ -777,7 +777,8 @@ static bool prev_still(struct task_struct *prev, u8 slot)
  * (about 300 migrations a second in bench/throughput's cpu2, 3 under the
  * default scheduler). So a CPU takes a task already on its own runqueue
  * when one of the first CS_PEEK_TASKS queued is at most a slice behind the
- * head in vtime, and the head otherwise: the order inside a cookie bends
+ * head (the first of them that may run here) in vtime, and the head
+ * otherwise (consume's choice): the order inside a cookie bends
  * by at most a slice, and the cookie's own vtime, which decides between
  * cookies, is charged the same. Example, a 5 ms slice: T1 and T3 of A were
  * queued on CPU 0, T2 and T4 on CPU 1; CPU 0's slice of T1 ends with T2
