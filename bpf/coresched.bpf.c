@@ -651,9 +651,11 @@ __attribute__((noinline)) int due_here(s32 cpu, u32 slot)
 		struct task_ctx *tctx = task_ctx(p);
 		s32 c = scx_bpf_task_cpu(p);
 
+		/* (Two overflow tasks never share a core: EXCL is not held.) */
 		if (++n > CS_PEEK_TASKS || fenced(c) || core_of(c) == core ||
-		    cs_nr_running(core_read(c), nr_sibs(c), slot) || !tctx ||
-		    (tctx->enq_at && now - tctx->enq_at > slice_ns)) {
+		    (slot < CS_NR_SLOTS &&
+		     cs_nr_running(core_read(c), nr_sibs(c), slot)) ||
+		    !tctx || (tctx->enq_at && now - tctx->enq_at > slice_ns)) {
 			here = 1;
 			break;
 		}
@@ -935,7 +937,7 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 {
 	struct cs_cpu_stat *st = cpu_stat(cpu);
 	int sib = sib_of(cpu), nr = nr_sibs(cpu), i;
-	u8 prev_slot = CS_SLOT_NONE, held, best, rival, was, cands[3];
+	u8 prev_slot = CS_SLOT_NONE, held, best, rival, due, was, cands[3];
 	enum run_result r;
 	u64 w, bvt, rvt;
 
@@ -986,6 +988,7 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	rvt = bvt;
 	if (mode == CS_MODE_FILL && best == 0)
 		rival = best_tagged(cpu, prev_slot, &rvt);
+	due = rival; /* the most deserving, tried last if the sticky one fails */
 	if (held == CS_SLOT_NONE && rival != CS_SLOT_NONE &&
 	    mode != CS_MODE_NONE)
 		rival = sticky_rival(cpu, rival, &rvt);
@@ -1004,9 +1007,11 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	 * Also after yielding: the claim of @rival then blocks (forced, so
 	 * the holder leaving, or the switching sibling's commit, kicks us).
 	 * Not trying it lost the wakeup when two siblings yielded to each
-	 * other (test_model).
+	 * other (test_model). After a sticky pick, the most deserving
+	 * cookie: if the home cookie's last task went to another CPU
+	 * meanwhile, this CPU must not idle while that one waits.
 	 */
-	cands[2] = rival;
+	cands[2] = cands[0] == rival ? due : rival;
 	/* Fill mode: the untagged work first when it is the most deserving. */
 	if (mode == CS_MODE_FILL && best == 0) {
 		cands[1] = cands[0];

@@ -178,10 +178,11 @@ static inline __u8 cs_core_owner(__u64 w, int self, int nr, int mode)
 /*
  * Must a CPU running @held give way when @rival is due (more deserving by
  * the grace)? When the two cannot share the core; in none mode, which
- * shares everything, whenever they are two cookies, or the CPU would keep
- * one cookie for as long as it has tasks queued and starve the others
+ * shares everything, whenever they are two different slots (overflow
+ * cookies share the EXCL slot and its queue), or the CPU would keep one
+ * cookie for as long as it has tasks queued and starve the others
  * (sched.sh fairness_none). Idle and trusted kernel threads never make a
- * CPU give way, nor give way themselves.
+ * CPU give way in none mode, nor give way themselves.
  */
 static inline bool cs_rivals(__u8 held, __u8 rival, int mode)
 {

@@ -790,10 +790,22 @@ static bool test_policy_rivals(void)
 							   modes[m]),
 						 !cs_compat(slots[i], slots[j],
 							    modes[m]));
+	/* The pairs that decide a handover, spelled out. */
+	CHECK(cs_rivals(X, Y, CS_MODE_STRICT), "two cookies, strict");
+	CHECK(cs_rivals(0, X, CS_MODE_STRICT), "untagged and a cookie, strict");
+	CHECK(!cs_rivals(0, X, CS_MODE_FILL), "untagged and a cookie, fill");
+	CHECK(cs_rivals(X, Y, CS_MODE_FILL), "two cookies, fill");
+	CHECK(cs_rivals(CS_SLOT_EXCL, CS_SLOT_EXCL, CS_MODE_STRICT),
+	      "two overflow tasks never share a core");
+	CHECK(!cs_rivals(X, X, CS_MODE_STRICT), "a cookie and itself");
+	CHECK(!cs_rivals(X, CS_SLOT_TRUST, CS_MODE_STRICT), "trusted kthreads");
 	CHECK(cs_rivals(X, Y, CS_MODE_NONE), "two cookies in none mode");
 	CHECK(cs_rivals(0, X, CS_MODE_NONE), "untagged and a cookie");
 	CHECK(cs_rivals(X, CS_SLOT_EXCL, CS_MODE_NONE), "an overflow cookie");
 	CHECK(!cs_rivals(X, X, CS_MODE_NONE), "a cookie and itself");
+	CHECK(!cs_rivals(0, 0, CS_MODE_NONE), "untagged and itself");
+	CHECK(!cs_rivals(CS_SLOT_EXCL, CS_SLOT_EXCL, CS_MODE_NONE),
+	      "overflow cookies share one queue: one vtime");
 	CHECK(!cs_rivals(X, CS_SLOT_TRUST, CS_MODE_NONE), "trusted kthreads");
 	CHECK(!cs_rivals(CS_SLOT_TRUST, X, CS_MODE_NONE), "trusted kthreads");
 	CHECK(!cs_rivals(CS_SLOT_NONE, X, CS_MODE_NONE), "idle");
