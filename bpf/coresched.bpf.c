@@ -419,6 +419,12 @@ static u64 dsq_of(u8 slot)
 	return slot;
 }
 
+/* Is @slot's queue ordered by vtime? (The trusted kthreads' is FIFO.) */
+static bool vtime_ordered(u32 slot)
+{
+	return slot < CS_NR_SLOTS || slot == CS_SLOT_EXCL;
+}
+
 /*
  * The most deserving slot with queued tasks, the one with the lowest
  * cookie vtime, other than @skip_a, @skip_b and @skip_c: returned as
@@ -644,7 +650,7 @@ __attribute__((noinline)) int due_here(s32 cpu, u32 slot)
 	u32 core = core_of(cpu);
 	int n = 0, here = 0;
 
-	if (slot >= CS_NR_SLOTS && slot != CS_SLOT_EXCL)
+	if (!vtime_ordered(slot))
 		return 1;
 	bpf_iter_scx_dsq_new(&it, dsq_of(slot), 0);
 	while ((p = bpf_iter_scx_dsq_next(&it))) {
@@ -796,8 +802,8 @@ __attribute__((noinline)) int move_local_first(s32 cpu, u32 slot)
 	u64 head_vt = 0;
 	int n = 0;
 
-	if (slot >= CS_NR_SLOTS && slot != CS_SLOT_EXCL)
-		return cs_move_to_local(dsq_of(slot)); /* FIFO: no vtime */
+	if (!vtime_ordered(slot))
+		return cs_move_to_local(dsq_of(slot));
 	bpf_iter_scx_dsq_new(&it, dsq_of(slot), 0);
 	while ((p = bpf_iter_scx_dsq_next(&it))) {
 		if (++n > CS_PEEK_TASKS)
@@ -833,6 +839,7 @@ static enum run_result try_run(s32 cpu, u8 slot, struct task_struct *prev,
 {
 	struct cs_cpu_stat *st = cpu_stat(cpu);
 	int v = core_claim(cpu, slot);
+	u32 core = core_of(cpu);
 
 	/*
 	 * A sibling in transit: its commit or unclaim kicks us (forced is
@@ -866,9 +873,9 @@ static enum run_result try_run(s32 cpu, u8 slot, struct task_struct *prev,
 	if (was != slot && was != CS_SLOT_NONE &&
 	    was != cs_cur(core_read(cpu), sib_of(cpu)))
 		kick_forced_siblings(cpu);
-	if (core_last[core_of(cpu)] != slot) {
-		core_prev[core_of(cpu)] = core_last[core_of(cpu)];
-		core_last[core_of(cpu)] = slot;
+	if (core_last[core] != slot) {
+		core_prev[core] = core_last[core];
+		core_last[core] = slot;
 		st->cookie_switches++;
 	}
 	return RUN_OK;

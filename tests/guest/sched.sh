@@ -57,6 +57,22 @@ spin_two() {
 	fi
 }
 
+# in_mode MODE NAME CMD...: restart the scheduler in MODE, run CMD, and
+# restart it in strict mode; NAME fails if MODE does not start.
+in_mode() {
+	local m=$1 name=$2
+	shift 2
+	stop_sched
+	if start_sched --mode "$m" --stats 2 --json; then
+		"$@"
+		stop_sched
+	else
+		fail "$name" "$m mode did not start: $(tail -n 2 "$TMP/sched.err")"
+	fi
+	start_sched --stats 2 --json ||
+		fail scheduler_start "$(tail -n 2 "$TMP/sched.err")"
+}
+
 # fair_run NAME: two tagged cgroups, stress-ng on every CPU in each, for
 # $secs s; NAME passes if each got 50 +- 10 % of their CPU time.
 fair_run() {
@@ -83,23 +99,18 @@ test_fairness() { fair_run fairness_two_cgroups; }
 # each): the untagged cookie keeps the lowest vtime, and it runs beside
 # any cookie, so a core's handover must look past it to the tagged cookie
 # that waits; stopping at it starved one of the two tenants.
-test_fairness_fill() {
-	local w secs=6 # 0 us per cgroup before its fix: a short window tells
-	stop_sched
-	if ! start_sched --mode fill --stats 2 --json; then
-		fail fairness_fill_untagged_waker "fill mode did not start: $(tail -n 2 "$TMP/sched.err")"
-		start_sched --stats 2 --json
-		return
-	fi
+fill_waker_run() {
+	local w
 	"$ROOT/build/periodic" 2000 50 $((secs + 12)) >"$TMP/waker" &
 	w=$!
 	fair_run fairness_fill_untagged_waker
 	kill "$w" 2>/dev/null
 	wait "$w" 2>/dev/null
 	info "untagged waker (measured): $(cat "$TMP/waker")"
-	stop_sched
-	start_sched --stats 2 --json ||
-		fail scheduler_start "$(tail -n 2 "$TMP/sched.err")"
+}
+test_fairness_fill() {
+	local secs=6 # 0 us per cgroup before its fix: a short window tells
+	in_mode fill fairness_fill_untagged_waker fill_waker_run
 }
 
 # None mode (no core scheduling, the benchmark's ceiling) still shares
@@ -109,15 +120,7 @@ test_fairness_fill() {
 # the other (and the test's shell) until it ended.
 test_fairness_none() {
 	local secs=6 # 0 % before the fix: a short window tells
-	stop_sched
-	if ! start_sched --mode none --stats 2 --json; then
-		fail fairness_none_mode "none mode did not start: $(tail -n 2 "$TMP/sched.err")"
-	else
-		fair_run fairness_none_mode
-		stop_sched
-	fi
-	start_sched --stats 2 --json ||
-		fail scheduler_start "$(tail -n 2 "$TMP/sched.err")"
+	in_mode none fairness_none_mode fair_run fairness_none_mode
 }
 
 # Unequal weights while a cookie holding a core still waits: A (weight
