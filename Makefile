@@ -193,10 +193,10 @@ $(O)/test_features: tests/test_features.c tests/harness.h src/cs_features.c src/
 $(O)/test_report: tests/test_report.c tests/harness.h src/cs_report.c src/cs_common.c src/*.h include/*.h | $(O)
 	$(CC) $(CFLAGS) -Isrc -o $@ tests/test_report.c src/cs_report.c src/cs_common.c -lbpf
 
-$(O)/test_topo $(O)/test_topo_scan: $(O)/%: tests/%.c tests/harness.h tests/fake_sysfs.h src/cs_topo.c src/cs_topo.h | $(O)
+$(O)/test_topo $(O)/test_topo_scan: $(O)/%: tests/%.c tests/harness.h tests/fake_sysfs.h src/cs_topo.c src/cs_topo.h include/*.h | $(O)
 	$(CC) $(CFLAGS) -Isrc -o $@ $< src/cs_topo.c
 
-$(O)/topo_dump: tests/guest/topo_dump.c src/cs_topo.c src/cs_topo.h | $(O)
+$(O)/topo_dump: tests/guest/topo_dump.c src/cs_topo.c src/cs_topo.h include/*.h | $(O)
 	$(CC) $(CFLAGS) -Isrc -o $@ tests/guest/topo_dump.c src/cs_topo.c
 
 # Small programs the guest tests run.
