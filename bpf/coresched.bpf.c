@@ -15,7 +15,9 @@
  *    the core-wide decision is made.
  *
  * 2. Claims and commits. Each core has one 64-bit state word with, per
- *    sibling, next (the slot it has claimed) and cur (the slot it runs).
+ *    sibling, next (the slot it has claimed) and cur (the slot it runs),
+ *    up to 8 siblings (encoded by class around two owner slots, and never
+ *    looser than the truth: include/cs_policy.h).
  *    A CPU claims slot K by compare-and-swap only if every sibling's next
  *    and cur are compatible with K; then it moves a task of K to itself.
  *    cur is committed at the sibling's sched_switch tracepoint, inside
@@ -493,7 +495,7 @@ __attribute__((noinline)) int kick_forced_siblings(s32 cpu)
 {
 	int i, sib = sib_of(cpu), nr = nr_sibs(cpu);
 
-	for (i = 0; i < CS_MAX_SMT; i++) {
+	cs_for_each_sib(i) {
 		s32 c = sib_cpu(cpu, i);
 
 		if (i == sib || i >= nr || c < 0)
@@ -539,7 +541,7 @@ __attribute__((noinline)) u32 core_can_run(s32 cpu, u32 slot)
 		if ((u32)p->nr_cpus_allowed >= nr_cpus) {
 			found = all;
 		} else {
-			for (i = 0; i < CS_MAX_SMT; i++) {
+			cs_for_each_sib(i) {
 				s32 c = sib_cpu(cpu, i);
 
 				if (i < nr && c >= 0 &&
@@ -562,7 +564,7 @@ __attribute__((noinline)) int kick_idle_in(s32 cpu, u32 sibs)
 {
 	int i;
 
-	for (i = 0; i < CS_MAX_SMT; i++) {
+	cs_for_each_sib(i) {
 		s32 c = sib_cpu(cpu, i);
 
 		if (i < nr_sibs(cpu) && c >= 0 && c != cpu &&
@@ -719,7 +721,7 @@ __attribute__((noinline)) int preempt_conflicts(s32 cpu, u32 slot)
 	u64 w = core_read(cpu);
 	int i, sib = sib_of(cpu), nr = nr_sibs(cpu);
 
-	for (i = 0; i < CS_MAX_SMT; i++) {
+	cs_for_each_sib(i) {
 		s32 c = sib_cpu(cpu, i);
 
 		if (i == sib || i >= nr || c < 0)

@@ -111,7 +111,7 @@ __attribute__((noinline)) bool slot_in_core_words(u32 s)
 			break;
 		w = core_state[c & (CS_MAX_CPUS - 1)].word;
 
-		for (i = 0; i < CS_MAX_SMT; i++)
+		cs_for_each_sib(i)
 			if (cs_next(w, i) == s || cs_cur(w, i) == s)
 				return true;
 	}

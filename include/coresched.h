@@ -42,7 +42,7 @@
 #define CS_OPS_NAME "coresched"
 
 #define CS_MAX_CPUS 512 /* a power of two: BPF indexes are masked with it */
-#define CS_MAX_SMT 4
+#define CS_MAX_SMT 8 /* siblings per core, as many as a core word holds */
 #define CS_MAX_CGRP_TAGS 4096
 #define CS_MAX_CGRP_DEPTH 16
 #define CS_MAX_FORK_ORPHANS 4096 /* children awaiting their cookie */

@@ -14,11 +14,32 @@
  *                 nothing but idle, not even itself
  *   CS_SLOT_NONE  nothing (idle, or not claimed)
  *
- * Core state word. For sibling index i (0..3) of a core:
+ * Core state word. Up to CS_MAX_SMT = 8 siblings share one 64-bit word,
+ * too narrow for a slot per sibling and field, so the word holds two
+ * owner slots and a 5-bit code per sibling that names its next and cur by
+ * class:
  *
- *   bits 16i+0 .. 16i+7   next[i]: slot the sibling has claimed to run
- *   bits 16i+8 .. 16i+15  cur[i]:  slot the sibling is running, committed
- *                                  only after its context switch completed
+ *   bits 5i .. 5i+4  code[i] = next class * 6 + cur class, for sibling i
+ *   bits 40 .. 51    own_next: the tagged slot claimed (next) on the core
+ *   bits 52 .. 63    own_cur:  another tagged slot some sibling still runs
+ *
+ *   classes: NONE, TRUST, ZERO (slot 0), EXCL, OWN_NEXT (the slot in
+ *   own_next), and for cur only OWN_CUR (the slot in own_cur).
+ *
+ * Two owners suffice for every state a core goes through while it keeps
+ * the invariant: a tagged claim is compatible with every sibling's next
+ * and cur, so the nexts name one tagged slot at most, and the curs that
+ * and the one being left. A word that must hold a third tagged slot (a
+ * foreign task imposed in the middle of a handover, or none mode, where
+ * cookies share cores freely) stores it as EXCL, which is compatible with
+ * nothing but idle and trusted kernel threads, so the word is at worst
+ * stricter than the truth, never looser (cs_pack). Worked example, SMT2,
+ * sibling 0 leaving X for Y:
+ *
+ *   runs X on both:     own_next=X  code0=(OWN_NEXT,OWN_NEXT) code1=same
+ *   sibling 1 leaves:   code1=(NONE,NONE)
+ *   sibling 0 claims Y: own_next=Y own_cur=X code0=(OWN_NEXT,OWN_CUR)
+ *   sibling 0 commits:  code0=(OWN_NEXT,OWN_NEXT); own_cur is unused
  *
  * A CPU may claim slot K only if every other sibling's next and cur are
  * compatible with K. Because cur[] lags behind the real switch, a sibling
@@ -34,11 +55,34 @@
 
 #include "coresched.h"
 
+/*
+ * Functions that walk every sibling of the core word. On BPF they are
+ * global functions, which the verifier checks once by themselves, rather
+ * than inline at every call, where eight unrolled siblings made the
+ * dispatch path too complex to load (E2BIG).
+ */
+#ifdef __bpf__
+#define CS_WORD_FN __attribute__((noinline))
+#else
+#define CS_WORD_FN static inline
+#endif
+
+/*
+ * Every sibling index i of a core word. On BPF an open-coded iterator
+ * (bpf_for, from bpf_helpers.h): the verifier walks the body until its
+ * state repeats, not once per sibling as in an unrolled loop.
+ */
+#ifdef __bpf__
+#define cs_for_each_sib(i) bpf_for(i, 0, CS_MAX_SMT)
+#else
+#define cs_for_each_sib(i) for (i = 0; i < CS_MAX_SMT; i++)
+#endif
+
 #define CS_SLOT_NONE 255
 #define CS_SLOT_EXCL 254
 #define CS_SLOT_TRUST 253
 #define CS_NR_SLOTS 253 /* real slots: 0 .. 252 */
-#define CS_WORD_IDLE (~0ULL) /* every next and cur is NONE */
+#define CS_WORD_IDLE 0ULL /* every next and cur is NONE */
 
 /*
  * One core's state word, alone on its cache line: the siblings of one
@@ -66,28 +110,251 @@ enum cs_verdict {
 	CS_CLAIM_RACED = 3, /* core_claim only: lost every CAS, kicked itself */
 };
 
-static inline __u8 cs_next(__u64 w, int i)
+/* Classes of a sibling's next and cur in the core word (see above). */
+enum cs_class {
+	CS_CL_NONE,
+	CS_CL_TRUST,
+	CS_CL_ZERO,
+	CS_CL_EXCL,
+	CS_CL_OWN_NEXT,
+	CS_CL_OWN_CUR, /* cur only */
+};
+
+#define CS_NR_CUR_CL 6 /* code = next class * CS_NR_CUR_CL + cur class */
+#define CS_CODE_BITS 5
+#define CS_CODE_MASK 31
+#define CS_NR_CODES 30 /* products; two more codes follow */
+#define CS_OWN_NEXT_SHIFT 40
+#define CS_OWN_CUR_SHIFT 52
+#define CS_OWN_MASK 0xfffULL
+
+/* A slot that owns a core while claimed or run: a tagged cookie's. */
+static inline bool cs_tagged(__u32 s)
 {
-	return (__u8)(w >> (16 * i));
+	return s && s < CS_NR_SLOTS;
 }
 
-static inline __u8 cs_cur(__u64 w, int i)
+static inline __u32 cs_code(__u64 w, int i)
 {
-	return (__u8)(w >> (16 * i + 8));
+	return (__u32)(w >> (CS_CODE_BITS * i)) & CS_CODE_MASK;
 }
 
-static inline __u64 cs_set_next(__u64 w, int i, __u8 slot)
+static inline __u8 cs_class_slot(__u64 w, __u32 cl)
 {
-	int sh = 16 * i;
-
-	return (w & ~(0xffULL << sh)) | ((__u64)slot << sh);
+	switch (cl) {
+	case CS_CL_NONE:
+		return CS_SLOT_NONE;
+	case CS_CL_TRUST:
+		return CS_SLOT_TRUST;
+	case CS_CL_ZERO:
+		return 0;
+	case CS_CL_OWN_NEXT:
+		return (__u8)(w >> CS_OWN_NEXT_SHIFT);
+	case CS_CL_OWN_CUR:
+		return (__u8)(w >> CS_OWN_CUR_SHIFT);
+	default:
+		return CS_SLOT_EXCL;
+	}
 }
 
-static inline __u64 cs_set_cur(__u64 w, int i, __u8 slot)
-{
-	int sh = 16 * i + 8;
+/*
+ * Two more codes name own_cur as a next: a sibling that runs, or claimed
+ * from idle, a tagged slot other than own_next (a foreign task imposed
+ * beside a claim). Any other next of own_cur is written as EXCL.
+ */
+#define CS_CODE_CUR_CUR 30 /* next = cur = own_cur */
+#define CS_CODE_CUR_NONE 31 /* next = own_cur, cur = NONE */
 
-	return (w & ~(0xffULL << sh)) | ((__u64)slot << sh);
+/* Sibling @i's next: the slot it has claimed. */
+CS_WORD_FN __u8 cs_next(__u64 w, int i)
+{
+	__u32 code = cs_code(w, i);
+
+	return code < CS_NR_CODES ? cs_class_slot(w, code / CS_NR_CUR_CL) :
+				    cs_class_slot(w, CS_CL_OWN_CUR);
+}
+
+/* Sibling @i's cur: the slot it runs, committed after its switch. */
+CS_WORD_FN __u8 cs_cur(__u64 w, int i)
+{
+	__u32 code = cs_code(w, i);
+
+	if (code < CS_NR_CODES)
+		return cs_class_slot(w, code % CS_NR_CUR_CL);
+	return code == CS_CODE_CUR_CUR ? cs_class_slot(w, CS_CL_OWN_CUR) :
+					 CS_SLOT_NONE;
+}
+
+static inline __u32 cs_slot_class(__u32 s, __u32 own_next, __u32 own_cur,
+				  bool is_cur)
+{
+	if (s == CS_SLOT_NONE)
+		return CS_CL_NONE;
+	if (s == CS_SLOT_TRUST)
+		return CS_CL_TRUST;
+	if (s == 0)
+		return CS_CL_ZERO;
+	if (!cs_tagged(s))
+		return CS_CL_EXCL;
+	if (s == own_next)
+		return CS_CL_OWN_NEXT;
+	if (is_cur && s == own_cur)
+		return CS_CL_OWN_CUR;
+	return CS_CL_EXCL; /* a third tagged slot: stricter than the truth */
+}
+
+/* Can sibling's next @n be written as own_cur @oc, beside its cur @c? */
+static inline bool cs_next_as_cur(__u32 n, __u32 c, __u32 on, __u32 oc)
+{
+	return cs_tagged(n) && n != on && n == oc &&
+	       (c == oc || c == CS_SLOT_NONE);
+}
+
+/* One sibling's code: its next and cur by class, given the owners. */
+CS_WORD_FN __u64 cs_sib_code(__u32 n, __u32 c, __u32 on, __u32 oc)
+{
+	if (cs_next_as_cur(n, c, on, oc))
+		return c == oc ? CS_CODE_CUR_CUR : CS_CODE_CUR_NONE;
+	return cs_slot_class(n, on, oc, false) * CS_NR_CUR_CL +
+	       cs_slot_class(c, on, oc, true);
+}
+
+/*
+ * A sibling in transit to tagged @n, from a cur that only own_next can
+ * stand beside as its next (not idle, not the same slot).
+ */
+static inline bool cs_transit_to(__u32 n, __u32 c)
+{
+	return cs_tagged(n) && c != n && c != CS_SLOT_NONE;
+}
+
+/*
+ * cs_pack chooses each owner by a fold over the siblings, one step per
+ * sibling, carried in a scalar (on BPF each step is a global function of
+ * scalars, so the verifier walks a loop body without branches):
+ *   bits 0 .. 11   the slot chosen outright (own_next: one in transit)
+ *   bits 12 .. 23  the first candidate other than the old owner
+ *   bit 24         the old owner is still a candidate
+ */
+#define CS_FOLD_FIRST_SHIFT 12
+#define CS_FOLD_KEEP (1ULL << 24)
+#define CS_FOLD_EMPTY (CS_OWN_MASK | CS_OWN_MASK << CS_FOLD_FIRST_SHIFT)
+
+/* The fold @acc with candidate @s for an owner that was @old. */
+static inline __u64 cs_fold_candidate(__u64 acc, __u32 s, __u32 old)
+{
+	if (s == old)
+		return acc | CS_FOLD_KEEP;
+	if (((acc >> CS_FOLD_FIRST_SHIFT) & CS_OWN_MASK) != CS_OWN_MASK)
+		return acc;
+	return (acc & ~(CS_OWN_MASK << CS_FOLD_FIRST_SHIFT)) |
+	       (__u64)s << CS_FOLD_FIRST_SHIFT;
+}
+
+/* The owner a fold ends with: chosen, else @old if kept, else the first. */
+static inline __u32 cs_fold_owner(__u64 acc, __u32 old)
+{
+	__u32 chosen = (__u32)(acc & CS_OWN_MASK);
+	__u32 first = (__u32)((acc >> CS_FOLD_FIRST_SHIFT) & CS_OWN_MASK);
+
+	if (chosen != CS_OWN_MASK)
+		return chosen;
+	if (!(acc & CS_FOLD_KEEP) && first != CS_OWN_MASK)
+		return first;
+	return old;
+}
+
+/*
+ * own_next's fold, one sibling (next @n, cur @c): the next of a sibling
+ * in transit (the first, or one that keeps @on), else a tagged next.
+ */
+CS_WORD_FN __u64 cs_own_next_step(__u64 acc, __u32 n, __u32 c, __u32 on)
+{
+	__u32 chosen = (__u32)(acc & CS_OWN_MASK);
+
+	if (!cs_tagged(n))
+		return acc;
+	if (cs_transit_to(n, c) && (chosen == CS_OWN_MASK || n == on))
+		acc = (acc & ~CS_OWN_MASK) | n;
+	return cs_fold_candidate(acc, n, on);
+}
+
+/*
+ * own_cur's fold, one sibling: its cur if tagged and not own_next @on,
+ * else its next if that can be written as own_cur (cs_next_as_cur).
+ */
+CS_WORD_FN __u64 cs_own_cur_step(__u64 acc, __u32 n, __u32 c, __u32 on,
+				 __u32 oc)
+{
+	if (cs_tagged(c) && c != on)
+		return cs_fold_candidate(acc, c, oc);
+	if (cs_next_as_cur(n, c, on, n))
+		return cs_fold_candidate(acc, n, oc);
+	return acc;
+}
+
+/*
+ * The word for the nexts @n[] and curs @c[] of every sibling. own_next is
+ * the next of a sibling in transit (only own_next can name a next beside
+ * another cur), else a tagged slot some next names; own_cur is a tagged
+ * slot other than own_next that a cur, or a next beside that cur or
+ * none, names. Each keeps its value in @old while that still fits, so a
+ * sibling's change does not cost another its exact slot in a word that
+ * could hold both. Anything else tagged is written as EXCL.
+ */
+static inline __u64 cs_pack(const __u8 *n, const __u8 *c, __u64 old)
+{
+	__u32 on = (__u32)((old >> CS_OWN_NEXT_SHIFT) & CS_OWN_MASK);
+	__u32 oc = (__u32)((old >> CS_OWN_CUR_SHIFT) & CS_OWN_MASK);
+	__u64 acc = CS_FOLD_EMPTY, w;
+	int i;
+
+	cs_for_each_sib(i)
+		acc = cs_own_next_step(acc, n[i], c[i], on);
+	on = cs_fold_owner(acc, on);
+	acc = CS_FOLD_EMPTY;
+	cs_for_each_sib(i)
+		acc = cs_own_cur_step(acc, n[i], c[i], on, oc);
+	oc = cs_fold_owner(acc, oc);
+	w = (__u64)on << CS_OWN_NEXT_SHIFT | (__u64)oc << CS_OWN_CUR_SHIFT;
+	cs_for_each_sib(i)
+		w |= cs_sib_code(n[i], c[i], on, oc) << (CS_CODE_BITS * i);
+	return w;
+}
+
+/*
+ * Every sibling's next and cur, decoded, with sibling @self's next or cur
+ * replaced by @slot (@set_cur says which). The replacement is made in the
+ * loop, not by indexing the array with @self afterwards: clang may form
+ * that address with an OR, which the BPF verifier refuses on a pointer.
+ */
+static inline void cs_unpack_with(__u64 w, int self, bool set_cur, __u8 slot,
+				  __u8 *n, __u8 *c)
+{
+	int i;
+
+	cs_for_each_sib(i) {
+		n[i] = i == self && !set_cur ? slot : cs_next(w, i);
+		c[i] = i == self && set_cur ? slot : cs_cur(w, i);
+	}
+}
+
+/* The word with sibling @i's next set to @slot (or EXCL, see cs_pack). */
+CS_WORD_FN __u64 cs_set_next(__u64 w, int i, __u8 slot)
+{
+	__u8 n[CS_MAX_SMT] = { 0 }, c[CS_MAX_SMT] = { 0 };
+
+	cs_unpack_with(w, i, false, slot, n, c);
+	return cs_pack(n, c, w);
+}
+
+/* The word with sibling @i's cur set to @slot (or EXCL, see cs_pack). */
+CS_WORD_FN __u64 cs_set_cur(__u64 w, int i, __u8 slot)
+{
+	__u8 n[CS_MAX_SMT] = { 0 }, c[CS_MAX_SMT] = { 0 };
+
+	cs_unpack_with(w, i, true, slot, n, c);
+	return cs_pack(n, c, w);
 }
 
 /* May a task of slot @a run on one sibling while slot @b runs on another? */
@@ -110,12 +377,11 @@ static inline bool cs_compat(__u8 a, __u8 b, int mode)
  * Can sibling @self of a core with @nr siblings claim @slot given state @w?
  * Returns a cs_verdict.
  */
-static inline int cs_claim_verdict(__u64 w, int self, int nr, __u8 slot,
-				   int mode)
+CS_WORD_FN int cs_claim_verdict(__u64 w, int self, int nr, __u8 slot, int mode)
 {
 	int i, verdict = CS_CLAIM_OK;
 
-	for (i = 0; i < CS_MAX_SMT; i++) {
+	cs_for_each_sib(i) {
 		__u8 n = cs_next(w, i), c = cs_cur(w, i);
 
 		if (i == self || i >= nr)
@@ -135,12 +401,12 @@ static inline int cs_claim_verdict(__u64 w, int self, int nr, __u8 slot,
  * NONE. Idle, trusted slots and @free (another slot that holds nothing)
  * do not hold a core.
  */
-static inline __u8 cs_core_slot_but(__u64 w, int self, int nr, __u8 free)
+CS_WORD_FN __u8 cs_core_slot_but(__u64 w, int self, int nr, __u8 free)
 {
 	__u8 found = CS_SLOT_NONE;
 	int i;
 
-	for (i = 0; i < CS_MAX_SMT; i++) {
+	cs_for_each_sib(i) {
 		__u8 n = cs_next(w, i), c = cs_cur(w, i);
 
 		if (i == self || i >= nr)
@@ -193,11 +459,11 @@ static inline bool cs_rivals(__u8 held, __u8 rival, int mode)
 }
 
 /* How many siblings currently run @slot (the caller included). */
-static inline int cs_nr_running(__u64 w, int nr, __u8 slot)
+CS_WORD_FN int cs_nr_running(__u64 w, int nr, __u8 slot)
 {
 	int i, n = 0;
 
-	for (i = 0; i < CS_MAX_SMT; i++)
+	cs_for_each_sib(i)
 		if (i < nr && cs_cur(w, i) == slot)
 			n++;
 	return n;

@@ -134,6 +134,7 @@
 #include "harness.h"
 
 #define NR_COOKIES 3
+#define MODEL_SMT 4 /* siblings explored at most; the word holds CS_MAX_SMT */
 #define NONE CS_SLOT_NONE
 
 /* Seeded bugs: each one must make the model report a violation. */
@@ -196,7 +197,7 @@ struct sib {
 
 struct state {
 	__u64 word;
-	struct sib s[CS_MAX_SMT];
+	struct sib s[MODEL_SMT];
 	__u8 q[NR_COOKIES], expires, imposes, pad[3];
 };
 
@@ -1031,7 +1032,7 @@ static void explore(struct model *m, unsigned int stop_at)
 
 	memset(&s0, 0, sizeof(s0));
 	s0.word = CS_WORD_IDLE;
-	for (i = 0; i < CS_MAX_SMT; i++) {
+	for (i = 0; i < MODEL_SMT; i++) {
 		struct sib *c = &s0.s[i];
 
 		c->run = NONE;

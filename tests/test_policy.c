@@ -39,90 +39,183 @@ static __u64 sib(__u64 w, int i, __u8 next, __u8 cur)
 	return cs_set_cur(cs_set_next(w, i, next), i, cur);
 }
 
-static __u64 byte_mask(int shift)
-{
-	return 0xffULL << shift;
-}
-
 /* Word encoding */
+
+static __u64 code_at(int i, __u64 code)
+{
+	return code << (CS_CODE_BITS * i);
+}
 
 static bool test_policy_word_layout(void)
 {
 	/* The bit layout is an ABI between the BPF side and its readers. */
-	CHECK_EQ(cs_set_next(0, 0, 0xab), 0x00000000000000abULL);
-	CHECK_EQ(cs_set_cur(0, 0, 0xab), 0x000000000000ab00ULL);
-	CHECK_EQ(cs_set_next(0, 1, 0xab), 0x0000000000ab0000ULL);
-	CHECK_EQ(cs_set_cur(0, 1, 0xab), 0x00000000ab000000ULL);
-	CHECK_EQ(cs_set_next(0, 2, 0xab), 0x000000ab00000000ULL);
-	CHECK_EQ(cs_set_cur(0, 2, 0xab), 0x0000ab0000000000ULL);
-	CHECK_EQ(cs_set_next(0, 3, 0xab), 0x00ab000000000000ULL);
-	CHECK_EQ(cs_set_cur(0, 3, 0xab), 0xab00000000000000ULL);
-	CHECK_EQ(cs_next(0x0123456789abcdefULL, 0), 0xef);
-	CHECK_EQ(cs_cur(0x0123456789abcdefULL, 0), 0xcd);
-	CHECK_EQ(cs_next(0x0123456789abcdefULL, 3), 0x23);
-	CHECK_EQ(cs_cur(0x0123456789abcdefULL, 3), 0x01);
+	__u64 on = (__u64)X << CS_OWN_NEXT_SHIFT;
+	__u64 oc = (__u64)Y << CS_OWN_CUR_SHIFT;
+	__u64 w = cs_set_next(0, 0, X);
+
+	CHECK_EQ(w, on | code_at(0, CS_CL_OWN_NEXT * CS_NR_CUR_CL));
+	CHECK_EQ(cs_set_cur(w, 0, X),
+		 on | code_at(0, CS_CL_OWN_NEXT * CS_NR_CUR_CL + CS_CL_OWN_NEXT));
+	/* Sibling 0 leaves Y for X: X is the claim, Y the cur it leaves. */
+	CHECK_EQ(sib(0, 0, X, Y),
+		 on | oc | code_at(0, CS_CL_OWN_NEXT * CS_NR_CUR_CL + CS_CL_OWN_CUR));
+	CHECK_EQ(cs_set_next(0, 7, 0), code_at(7, CS_CL_ZERO * CS_NR_CUR_CL));
+	CHECK_EQ(cs_set_cur(0, 7, CS_SLOT_TRUST), code_at(7, CS_CL_TRUST));
+	CHECK_EQ(cs_set_cur(0, 5, CS_SLOT_EXCL), code_at(5, CS_CL_EXCL));
+	/* The two codes past the products: own_cur as a next. */
+	CHECK_EQ(cs_next(oc | code_at(3, CS_CODE_CUR_CUR), 3), Y);
+	CHECK_EQ(cs_cur(oc | code_at(3, CS_CODE_CUR_CUR), 3), Y);
+	CHECK_EQ(cs_next(oc | code_at(3, CS_CODE_CUR_NONE), 3), Y);
+	CHECK_EQ(cs_cur(oc | code_at(3, CS_CODE_CUR_NONE), 3), CS_SLOT_NONE);
+	CHECK_EQ(cs_next(on | oc, 2), CS_SLOT_NONE);
 	return true;
 }
 
+/* A sibling alone on its core holds any next and cur exactly. */
 static bool test_policy_word_roundtrip(void)
 {
-	static const __u64 bases[] = { 0, ~0ULL, 0x0123456789abcdefULL,
-				       0xa5a5a5a55a5a5a5aULL };
-	int b, i, s;
+	int i, a, b;
 
-	for (b = 0; b < ARRAY_SIZE(bases); b++) {
-		for (i = 0; i < CS_MAX_SMT; i++) {
-			for (s = 0; s < 256; s++) {
-				__u64 w = bases[b];
-				__u64 wn = cs_set_next(w, i, s);
-				__u64 wc = cs_set_cur(w, i, s);
-				__u64 wb = cs_set_cur(wn, i, 255 - s);
+	for (i = 0; i < CS_MAX_SMT; i++) {
+		for (a = 0; a < 256; a++) {
+			for (b = 0; b < 256; b += a % 7 ? 17 : 1) {
+				__u64 w = sib(CS_WORD_IDLE, i, a, b);
+				int j;
 
-				CHECK(cs_next(wn, i) == s,
-				      "next[%d] = %u after set %d (base %d)", i,
-				      cs_next(wn, i), s, b);
-				CHECK(cs_cur(wc, i) == s,
-				      "cur[%d] = %u after set %d (base %d)", i,
-				      cs_cur(wc, i), s, b);
-				CHECK(cs_cur(wn, i) == cs_cur(w, i),
-				      "set_next[%d] changed cur (base %d)", i,
-				      b);
-				CHECK(cs_next(wc, i) == cs_next(w, i),
-				      "set_cur[%d] changed next (base %d)", i,
-				      b);
-				CHECK(cs_next(wb, i) == s &&
-					      cs_cur(wb, i) == 255 - s,
-				      "next/cur[%d] = %u/%u, expected %d/%d", i,
-				      cs_next(wb, i), cs_cur(wb, i), s,
-				      255 - s);
+				CHECK(cs_next(w, i) == a && cs_cur(w, i) == b,
+				      "sibling %d: next/cur %u/%u, set %d/%d", i,
+				      cs_next(w, i), cs_cur(w, i), a, b);
+				for (j = 0; j < CS_MAX_SMT; j++)
+					CHECK(j == i ||
+						      (cs_next(w, j) == CS_SLOT_NONE &&
+						       cs_cur(w, j) == CS_SLOT_NONE),
+					      "sibling %d set, %d not idle", i, j);
 			}
 		}
 	}
 	return true;
 }
 
-static bool test_policy_word_other_bytes_untouched(void)
+/*
+ * What the word says of sibling @i, against the truth @n/@c: exactly it,
+ * or EXCL for a tagged slot it had no room for, never anything looser.
+ */
+static bool holds_or_stricter(__u64 w, int i, __u8 n, __u8 c)
 {
-	static const __u64 bases[] = { 0, ~0ULL, 0x0123456789abcdefULL };
-	int b, i, s;
+	return (cs_next(w, i) == n ||
+		(cs_next(w, i) == CS_SLOT_EXCL && cs_tagged(n))) &&
+	       (cs_cur(w, i) == c ||
+		(cs_cur(w, i) == CS_SLOT_EXCL && cs_tagged(c)));
+}
 
-	for (b = 0; b < ARRAY_SIZE(bases); b++) {
-		for (i = 0; i < CS_MAX_SMT; i++) {
-			for (s = 0; s < NR_SLOTS; s++) {
-				__u64 w = bases[b];
-				__u64 mn = byte_mask(16 * i);
-				__u64 mc = byte_mask(16 * i + 8);
-				__u64 wn = cs_set_next(w, i, slots[s]);
-				__u64 wc = cs_set_cur(w, i, slots[s]);
+static unsigned int rnd(unsigned int *seed, unsigned int n)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	return (*seed >> 16) % n;
+}
 
-				CHECK((wn & ~mn) == (w & ~mn),
-				      "set_next(%d, %u) on 0x%llx gave 0x%llx",
-				      i, slots[s], (unsigned long long)w,
-				      (unsigned long long)wn);
-				CHECK((wc & ~mc) == (w & ~mc),
-				      "set_cur(%d, %u) on 0x%llx gave 0x%llx",
-				      i, slots[s], (unsigned long long)w,
-				      (unsigned long long)wc);
+/*
+ * Any sequence of sets, protocol or not (imposed foreign slots, none
+ * mode), on any number of siblings: every sibling reads back its slot or
+ * EXCL, and a claim the word allows is one the truth allows.
+ */
+static bool test_policy_word_never_looser(void)
+{
+	static const __u8 pool[] = { 0, 1, X, Y, Z, CS_SLOT_TRUST,
+				     CS_SLOT_EXCL, CS_SLOT_NONE };
+	unsigned int seed = 1;
+	int round, step;
+
+	for (round = 0; round < 2000; round++) {
+		__u8 n[CS_MAX_SMT], c[CS_MAX_SMT];
+		int nr = 1 + rnd(&seed, CS_MAX_SMT), i, k, m, v;
+		__u64 w = CS_WORD_IDLE;
+
+		memset(n, CS_SLOT_NONE, sizeof(n));
+		memset(c, CS_SLOT_NONE, sizeof(c));
+		for (step = 0; step < 40; step++) {
+			__u8 s = pool[rnd(&seed, ARRAY_SIZE(pool))];
+
+			i = rnd(&seed, nr);
+			if (rnd(&seed, 2)) {
+				w = cs_set_next(w, i, s);
+				n[i] = s;
+			} else {
+				w = cs_set_cur(w, i, s);
+				c[i] = s;
+			}
+			for (k = 0; k < CS_MAX_SMT; k++)
+				CHECK(holds_or_stricter(w, k, n[k], c[k]),
+				      "round %d step %d: sibling %d reads %u/%u, holds %u/%u",
+				      round, step, k, cs_next(w, k), cs_cur(w, k),
+				      n[k], c[k]);
+			for (m = 0; m < NR_MODES; m++)
+				for (v = 0; v < ARRAY_SIZE(pool); v++) {
+					bool ok = true;
+
+					for (k = 0; k < nr; k++)
+						if (k != i &&
+						    !(cs_compat(n[k], pool[v], modes[m]) &&
+						      cs_compat(c[k], pool[v], modes[m])))
+							ok = false;
+					CHECK(ok || cs_claim_verdict(w, i, nr, pool[v],
+								     modes[m]) != CS_CLAIM_OK,
+					      "round %d: the word lets sibling %d claim %u, the truth does not",
+					      round, i, pool[v]);
+				}
+		}
+	}
+	return true;
+}
+
+/*
+ * Cores that follow the protocol (a claim only when every sibling allows
+ * it, a commit of what was claimed, a release to idle), with untagged and
+ * trusted work beside: the word stays exact on up to 8 siblings, so the
+ * encoding never costs a handover a forced idle.
+ */
+static bool test_policy_word_exact_under_protocol(void)
+{
+	static const __u8 pool[] = { 0, 1, X, Y, Z, CS_SLOT_TRUST,
+				     CS_SLOT_EXCL };
+	unsigned int seed = 7;
+	int round, step, m;
+
+	for (m = 0; m < 2; m++) {
+		for (round = 0; round < 2000; round++) {
+			__u8 n[CS_MAX_SMT], c[CS_MAX_SMT];
+			int nr = 1 + rnd(&seed, CS_MAX_SMT), i, k;
+			__u64 w = CS_WORD_IDLE;
+
+			memset(n, CS_SLOT_NONE, sizeof(n));
+			memset(c, CS_SLOT_NONE, sizeof(c));
+			for (step = 0; step < 60; step++) {
+				__u8 s = pool[rnd(&seed, ARRAY_SIZE(pool))];
+
+				i = rnd(&seed, nr);
+				switch (rnd(&seed, 3)) {
+				case 0: /* claim */
+					if (cs_claim_verdict(w, i, nr, s, modes[m]) !=
+					    CS_CLAIM_OK)
+						continue;
+					w = cs_set_next(w, i, s);
+					n[i] = s;
+					break;
+				case 1: /* its switch commits the claim */
+					w = cs_set_cur(w, i, n[i]);
+					c[i] = n[i];
+					break;
+				default: /* it releases its claim */
+					w = cs_set_next(w, i, CS_SLOT_NONE);
+					n[i] = CS_SLOT_NONE;
+				}
+				for (k = 0; k < CS_MAX_SMT; k++)
+					CHECK(cs_next(w, k) == n[k] &&
+						      cs_cur(w, k) == c[k],
+					      "%s round %d step %d: sibling %d reads %u/%u, holds %u/%u",
+					      m ? "fill" : "strict", round, step, k,
+					      cs_next(w, k), cs_cur(w, k), n[k],
+					      c[k]);
 			}
 		}
 	}
@@ -1097,7 +1190,8 @@ int main(void)
 {
 	RUN(policy_word_layout);
 	RUN(policy_word_roundtrip);
-	RUN(policy_word_other_bytes_untouched);
+	RUN(policy_word_never_looser);
+	RUN(policy_word_exact_under_protocol);
 	RUN(policy_word_idle);
 	RUN(policy_compat_none_slot);
 	RUN(policy_compat_strict);

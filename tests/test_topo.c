@@ -318,17 +318,37 @@ static bool test_topo_read_offline_cpu(void)
 	return true;
 }
 
-static bool test_topo_read_five_threads(void)
+/* The edge of CS_MAX_SMT: eight threads are one core, nine are refused. */
+static bool test_topo_read_eight_threads(void)
 {
-	static const char *const sibs[] = { "0-4\n", "0-4\n", "0-4\n",
-					    "0-4\n", "0-4\n" };
-	const char *root = TREE("smt5", "0-4\n", "0-4\n", sibs);
+	static const char *const sibs[] = { "0-7\n", "0-7\n", "0-7\n",
+					    "0-7\n", "0-7\n", "0-7\n",
+					    "0-7\n", "0-7\n" };
+	static const int cores[][CS_MAX_SMT + 1] = {
+		{ 0, 1, 2, 3, 4, 5, 6, 7, -1 }
+	};
+	const char *root = TREE("smt8", "0-7\n", "0-7\n", sibs);
+	struct cs_topo t;
+	char err[256] = "";
+
+	CHECK(root, "cannot build the fake tree");
+	CHECK(!cs_topo_read(&t, root, err, sizeof(err)), "read: %s", err);
+	CHECK_TOPO(&t, 8, 8, 1, cores);
+	return true;
+}
+
+static bool test_topo_read_nine_threads(void)
+{
+	static const char *const sibs[] = { "0-8\n", "0-8\n", "0-8\n",
+					    "0-8\n", "0-8\n", "0-8\n",
+					    "0-8\n", "0-8\n", "0-8\n" };
+	const char *root = TREE("smt9", "0-8\n", "0-8\n", sibs);
 	struct cs_topo t;
 	char err[256] = "";
 
 	CHECK(root, "cannot build the fake tree");
 	CHECK_INT(cs_topo_read(&t, root, err, sizeof(err)), -1);
-	CHECK(strstr(err, "CPU 0 ") && strstr(err, "more than 4"),
+	CHECK(strstr(err, "CPU 0 ") && strstr(err, "more than 8"),
 	      "unexpected message: %s", err);
 	return true;
 }
@@ -536,31 +556,33 @@ static bool test_topo_merge_new_core(void)
 }
 
 /*
- * The edge of CS_MAX_SMT: a fifth thread for a known SMT4 core stays
+ * The edge of CS_MAX_SMT: a ninth thread for a known SMT8 core stays
  * fenced, and the message names it; the merge goes on with the others.
  */
 static bool test_topo_merge_too_wide(void)
 {
-	static const int before[][CS_MAX_SMT + 1] = { { 0, 1, 2, 3, -1 },
-						      { 5, -1 } };
-	static const int now1[][CS_MAX_SMT + 1] = { { 0, 1, 2, 3, -1 },
-						    { 4, 1, -1 },
-						    { 5, 6, -1 } };
-	static const int after[][CS_MAX_SMT + 1] = { { 0, 1, 2, 3, -1 },
-						     { 5, 6, -1 } };
+	static const int before[][CS_MAX_SMT + 1] = {
+		{ 0, 1, 2, 3, 4, 5, 6, 7, -1 }, { 9, -1 }
+	};
+	static const int now1[][CS_MAX_SMT + 1] = {
+		{ 0, 1, 2, 3, 4, 5, 6, 7, -1 }, { 8, 1, -1 }, { 9, 10, -1 }
+	};
+	static const int after[][CS_MAX_SMT + 1] = {
+		{ 0, 1, 2, 3, 4, 5, 6, 7, -1 }, { 9, 10, -1 }
+	};
 	struct cs_topo t, now;
 	int added[CS_MAX_CPUS];
 	char err[256];
 
-	topo_by_hand(&t, 7, before, 2);
-	topo_by_hand(&now, 7, now1, 3);
+	topo_by_hand(&t, 11, before, 2);
+	topo_by_hand(&now, 11, now1, 3);
 	CHECK_INT(cs_topo_merge(&t, &now, added, CS_MAX_CPUS, err, sizeof(err)),
 		  1);
-	CHECK_INT(added[0], 6);
-	CHECK(strstr(err, "CPU 4 ") && strstr(err, "fenced"),
-	      "message does not name CPU 4: %s", err);
-	CHECK_INT(t.cpu_core[4], -1);
-	CHECK_TOPO(&t, 7, 4, 2, after);
+	CHECK_INT(added[0], 10);
+	CHECK(strstr(err, "CPU 8 ") && strstr(err, "fenced"),
+	      "message does not name CPU 8: %s", err);
+	CHECK_INT(t.cpu_core[8], -1);
+	CHECK_TOPO(&t, 11, 8, 2, after);
 	return true;
 }
 
@@ -651,7 +673,8 @@ int main(void)
 	RUN(topo_read_no_smt);
 	RUN(topo_read_hybrid);
 	RUN(topo_read_offline_cpu);
-	RUN(topo_read_five_threads);
+	RUN(topo_read_eight_threads);
+	RUN(topo_read_nine_threads);
 	RUN(topo_read_overlapping_lists);
 	RUN(topo_read_asymmetric_lists);
 	RUN(topo_read_not_own_list);
