@@ -11,7 +11,8 @@
  *   CS_SLOT_TRUST trusted kernel threads (--trust-kthreads): compatible
  *                 with everything
  *   CS_SLOT_EXCL  overflow when all slots are taken: compatible with
- *                 nothing but idle, not even itself
+ *                 nothing but idle and trusted slots, not even itself
+ *                 (in none mode, as every slot, with everything)
  *   CS_SLOT_NONE  nothing (idle, or not claimed)
  *
  * Core state word. Up to CS_MAX_SMT = 8 siblings share one 64-bit word,
@@ -20,8 +21,11 @@
  * class:
  *
  *   bits 5i .. 5i+4  code[i] = next class * 6 + cur class, for sibling i
+ *                    (0 .. 29), or 30: next = cur = own_cur, or
+ *                    31: next = own_cur, cur = NONE
  *   bits 40 .. 51    own_next: the tagged slot claimed (next) on the core
- *   bits 52 .. 63    own_cur:  another tagged slot some sibling still runs
+ *   bits 52 .. 63    own_cur:  another tagged slot, run (or, by codes 30
+ *                    and 31, claimed) by a sibling
  *
  *   classes: NONE, TRUST, ZERO (slot 0), EXCL, OWN_NEXT (the slot in
  *   own_next), and for cur only OWN_CUR (the slot in own_cur).
@@ -139,6 +143,18 @@ static inline __u32 cs_code(__u64 w, int i)
 	return (__u32)(w >> (CS_CODE_BITS * i)) & CS_CODE_MASK;
 }
 
+/*
+ * An owner field as a slot. cs_pack writes only tagged slots there; any
+ * other value (a word not written by cs_pack) reads as EXCL, the
+ * strictest, never as idle or untagged.
+ */
+static inline __u8 cs_owner_slot(__u64 w, int shift)
+{
+	__u32 s = (__u32)((w >> shift) & CS_OWN_MASK);
+
+	return cs_tagged(s) ? (__u8)s : CS_SLOT_EXCL;
+}
+
 static inline __u8 cs_class_slot(__u64 w, __u32 cl)
 {
 	switch (cl) {
@@ -149,9 +165,9 @@ static inline __u8 cs_class_slot(__u64 w, __u32 cl)
 	case CS_CL_ZERO:
 		return 0;
 	case CS_CL_OWN_NEXT:
-		return (__u8)(w >> CS_OWN_NEXT_SHIFT);
+		return cs_owner_slot(w, CS_OWN_NEXT_SHIFT);
 	case CS_CL_OWN_CUR:
-		return (__u8)(w >> CS_OWN_CUR_SHIFT);
+		return cs_owner_slot(w, CS_OWN_CUR_SHIFT);
 	default:
 		return CS_SLOT_EXCL;
 	}
@@ -293,6 +309,12 @@ CS_WORD_FN __u64 cs_own_cur_step(__u64 acc, __u32 n, __u32 c, __u32 on,
 	return acc;
 }
 
+/* A sibling that neither claims nor runs anything: its code is 0. */
+static inline bool cs_idle_sib(__u32 n, __u32 c)
+{
+	return n == CS_SLOT_NONE && c == CS_SLOT_NONE;
+}
+
 /*
  * The word for the nexts @n[] and curs @c[] of every sibling. own_next is
  * the next of a sibling in transit (only own_next can name a next beside
@@ -309,16 +331,27 @@ static inline __u64 cs_pack(const __u8 *n, const __u8 *c, __u64 old)
 	__u64 acc = CS_FOLD_EMPTY, w;
 	int i;
 
-	cs_for_each_sib(i)
-		acc = cs_own_next_step(acc, n[i], c[i], on);
+	/* An idle sibling (code 0) names no owner: the loops pass it by. */
+	cs_for_each_sib(i) {
+		if (!cs_idle_sib(n[i], c[i]))
+			acc = cs_own_next_step(acc, n[i], c[i], on);
+	}
 	on = cs_fold_owner(acc, on);
 	acc = CS_FOLD_EMPTY;
-	cs_for_each_sib(i)
-		acc = cs_own_cur_step(acc, n[i], c[i], on, oc);
+	cs_for_each_sib(i) {
+		if (!cs_idle_sib(n[i], c[i]))
+			acc = cs_own_cur_step(acc, n[i], c[i], on, oc);
+	}
 	oc = cs_fold_owner(acc, oc);
 	w = (__u64)on << CS_OWN_NEXT_SHIFT | (__u64)oc << CS_OWN_CUR_SHIFT;
-	cs_for_each_sib(i)
-		w |= cs_sib_code(n[i], c[i], on, oc) << (CS_CODE_BITS * i);
+	cs_for_each_sib(i) {
+		__u64 code;
+
+		if (cs_idle_sib(n[i], c[i]))
+			continue;
+		code = cs_sib_code(n[i], c[i], on, oc);
+		w |= code << (CS_CODE_BITS * i);
+	}
 	return w;
 }
 
@@ -334,8 +367,14 @@ static inline void cs_unpack_with(__u64 w, int self, bool set_cur, __u8 slot,
 	int i;
 
 	cs_for_each_sib(i) {
-		n[i] = i == self && !set_cur ? slot : cs_next(w, i);
-		c[i] = i == self && set_cur ? slot : cs_cur(w, i);
+		bool idle = !cs_code(w, i);
+
+		n[i] = idle ? CS_SLOT_NONE : cs_next(w, i);
+		c[i] = idle ? CS_SLOT_NONE : cs_cur(w, i);
+		if (i == self && set_cur)
+			c[i] = slot;
+		else if (i == self)
+			n[i] = slot;
 	}
 }
 

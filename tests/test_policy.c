@@ -68,6 +68,17 @@ static bool test_policy_word_layout(void)
 	CHECK_EQ(cs_next(oc | code_at(3, CS_CODE_CUR_NONE), 3), Y);
 	CHECK_EQ(cs_cur(oc | code_at(3, CS_CODE_CUR_NONE), 3), CS_SLOT_NONE);
 	CHECK_EQ(cs_next(on | oc, 2), CS_SLOT_NONE);
+	/* The same words as literals, so a change of the macros shows. */
+	CHECK_EQ(cs_set_cur(w, 0, X), 0x3000000001cULL);
+	CHECK_EQ(sib(0, 0, X, Y), 0x7003000000001dULL);
+	CHECK_EQ(cs_set_next(0, 7, 0), 0x6000000000ULL);
+	/* An owner field that holds no tagged slot reads as EXCL. */
+	CHECK_EQ(cs_next(code_at(0, CS_CL_OWN_NEXT * CS_NR_CUR_CL), 0),
+		 CS_SLOT_EXCL);
+	CHECK_EQ(cs_cur(0xfffULL << CS_OWN_CUR_SHIFT |
+				code_at(1, CS_CL_OWN_CUR),
+			1),
+		 CS_SLOT_EXCL);
 	return true;
 }
 
@@ -114,6 +125,15 @@ static unsigned int rnd(unsigned int *seed, unsigned int n)
 	return (*seed >> 16) % n;
 }
 
+/* A core of 1 to 8 idle siblings: its word and its truth. Returns nr. */
+static int idle_core(unsigned int *seed, __u64 *w, __u8 *n, __u8 *c)
+{
+	*w = CS_WORD_IDLE;
+	memset(n, CS_SLOT_NONE, CS_MAX_SMT);
+	memset(c, CS_SLOT_NONE, CS_MAX_SMT);
+	return 1 + rnd(seed, CS_MAX_SMT);
+}
+
 /*
  * Any sequence of sets, protocol or not (imposed foreign slots, none
  * mode), on any number of siblings: every sibling reads back its slot or
@@ -128,11 +148,9 @@ static bool test_policy_word_never_looser(void)
 
 	for (round = 0; round < 2000; round++) {
 		__u8 n[CS_MAX_SMT], c[CS_MAX_SMT];
-		int nr = 1 + rnd(&seed, CS_MAX_SMT), i, k, m, v;
-		__u64 w = CS_WORD_IDLE;
+		__u64 w;
+		int nr = idle_core(&seed, &w, n, c), i, k, m, v;
 
-		memset(n, CS_SLOT_NONE, sizeof(n));
-		memset(c, CS_SLOT_NONE, sizeof(c));
 		for (step = 0; step < 40; step++) {
 			__u8 s = pool[rnd(&seed, ARRAY_SIZE(pool))];
 
@@ -184,11 +202,9 @@ static bool test_policy_word_exact_under_protocol(void)
 	for (m = 0; m < 2; m++) {
 		for (round = 0; round < 2000; round++) {
 			__u8 n[CS_MAX_SMT], c[CS_MAX_SMT];
-			int nr = 1 + rnd(&seed, CS_MAX_SMT), i, k;
-			__u64 w = CS_WORD_IDLE;
+			__u64 w;
+			int nr = idle_core(&seed, &w, n, c), i, k;
 
-			memset(n, CS_SLOT_NONE, sizeof(n));
-			memset(c, CS_SLOT_NONE, sizeof(c));
 			for (step = 0; step < 60; step++) {
 				__u8 s = pool[rnd(&seed, ARRAY_SIZE(pool))];
 
@@ -222,6 +238,35 @@ static bool test_policy_word_exact_under_protocol(void)
 	return true;
 }
 
+/*
+ * Off the protocol (none mode, or a foreign task imposed): two cookies
+ * that fit the two owners stay exact while a third comes and goes.
+ * Siblings 0 and 1 run X and Y; sibling 0 claims Z (three cookies: X,
+ * the one being left, is held as EXCL, and Y keeps its owner field), then
+ * commits Z: X is gone, and the word holds Z and Y exactly.
+ */
+static bool test_policy_word_exact_off_protocol(void)
+{
+	__u64 w = sib(sib(CS_WORD_IDLE, 0, X, X), 1, Y, Y);
+
+	CHECK(cs_next(w, 0) == X && cs_cur(w, 0) == X && cs_next(w, 1) == Y &&
+		      cs_cur(w, 1) == Y,
+	      "X and Y on two siblings: %u/%u %u/%u", cs_next(w, 0),
+	      cs_cur(w, 0), cs_next(w, 1), cs_cur(w, 1));
+	w = cs_set_next(w, 0, Z);
+	CHECK(holds_or_stricter(w, 0, Z, X),
+	      "Z claimed beside X: looser than the truth");
+	CHECK(cs_next(w, 1) == Y && cs_cur(w, 1) == Y,
+	      "sibling 1 lost Y to sibling 0's claim: %u/%u", cs_next(w, 1),
+	      cs_cur(w, 1));
+	w = cs_set_cur(w, 0, Z);
+	CHECK(cs_next(w, 0) == Z && cs_cur(w, 0) == Z && cs_next(w, 1) == Y &&
+		      cs_cur(w, 1) == Y,
+	      "Z and Y: %u/%u %u/%u", cs_next(w, 0), cs_cur(w, 0),
+	      cs_next(w, 1), cs_cur(w, 1));
+	return true;
+}
+
 static bool test_policy_word_idle(void)
 {
 	int i;
@@ -230,13 +275,22 @@ static bool test_policy_word_idle(void)
 		CHECK_EQ(cs_next(CS_WORD_IDLE, i), CS_SLOT_NONE);
 		CHECK_EQ(cs_cur(CS_WORD_IDLE, i), CS_SLOT_NONE);
 	}
-	/* Setting every field to NONE gives back the idle word. */
+	/*
+	 * A busy core (every sibling on X, one leaving Y for X) released by
+	 * every sibling: each code is idle again (the owners may stay).
+	 */
 	{
-		__u64 w = 0;
+		__u64 w = CS_WORD_IDLE;
 
 		for (i = 0; i < CS_MAX_SMT; i++)
+			w = sib(w, i, X, i ? X : Y);
+		for (i = 0; i < CS_MAX_SMT; i++)
 			w = sib(w, i, CS_SLOT_NONE, CS_SLOT_NONE);
-		CHECK_EQ(w, CS_WORD_IDLE);
+		CHECK_EQ(w & ((1ULL << CS_OWN_NEXT_SHIFT) - 1), 0);
+		for (i = 0; i < CS_MAX_SMT; i++)
+			CHECK(cs_next(w, i) == CS_SLOT_NONE &&
+				      cs_cur(w, i) == CS_SLOT_NONE,
+			      "sibling %d not idle after release", i);
 	}
 	return true;
 }
@@ -1193,6 +1247,7 @@ int main(void)
 	RUN(policy_word_never_looser);
 	RUN(policy_word_exact_under_protocol);
 	RUN(policy_word_idle);
+	RUN(policy_word_exact_off_protocol);
 	RUN(policy_compat_none_slot);
 	RUN(policy_compat_strict);
 	RUN(policy_compat_fill);
