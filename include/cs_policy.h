@@ -421,10 +421,12 @@ CS_WORD_FN int cs_claim_verdict(__u64 w, int self, int nr, __u8 slot, int mode)
 	int i, verdict = CS_CLAIM_OK;
 
 	cs_for_each_sib(i) {
-		__u8 n = cs_next(w, i), c = cs_cur(w, i);
+		__u8 n, c;
 
 		if (i == self || i >= nr)
-			continue;
+			continue; /* before decoding: each decode is a call on BPF */
+		n = cs_next(w, i);
+		c = cs_cur(w, i);
 		if (cs_compat(n, slot, mode) && cs_compat(c, slot, mode))
 			continue;
 		if (n != c)
@@ -446,10 +448,12 @@ CS_WORD_FN __u8 cs_core_slot_but(__u64 w, int self, int nr, __u8 free)
 	int i;
 
 	cs_for_each_sib(i) {
-		__u8 n = cs_next(w, i), c = cs_cur(w, i);
+		__u8 n, c;
 
 		if (i == self || i >= nr)
-			continue;
+			continue; /* before decoding: each decode is a call on BPF */
+		n = cs_next(w, i);
+		c = cs_cur(w, i);
 		if (n != CS_SLOT_NONE && n != CS_SLOT_TRUST && n != free)
 			return n;
 		if (found == CS_SLOT_NONE && c != CS_SLOT_NONE &&
