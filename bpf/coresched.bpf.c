@@ -102,7 +102,10 @@
  * Scale: up to CS_MAX_CPUS (512) CPUs. CPU sets are the kernel's cpumasks,
  * tested with bpf_cpumask_test_cpu() or read a 64-bit word at a time
  * (pick_cpu); a core's own sets are bit masks over its siblings; each
- * core's state word has a cache line of its own.
+ * core's state word has a cache line of its own. Up to CS_MAX_TAGGED
+ * (4,096) tagged cookies are live at once, each with its slot; picking the
+ * most deserving one scans the live slots only (live_sum, then live_mask),
+ * so its cost grows with the live cookies, not with the 4,096.
  *
  * Modes: strict (default) shares a core only within a cookie; fill also
  * lets untagged (cookie 0) work run beside any cookie; none disables
@@ -141,21 +144,22 @@ const volatile u64 grace_ns = 5ULL * 1000 * 1000;
 
 #define DSQ_TRUST CS_SLOT_TRUST
 #define DSQ_EXCL CS_SLOT_EXCL
-#define NR_DSQS (CS_SLOT_EXCL + 1)
 
 struct cs_cpu_stat cpu_stats[CS_MAX_CPUS];
-struct cs_slot_stat slot_stats[CS_NR_SLOTS];
-u64 slot_vtime[CS_NR_SLOTS]; /* the cookie's weighted core time */
-u64 slot_tvnow[CS_NR_SLOTS]; /* task vtime clock inside the cookie */
-u64 slot_wsum[CS_NR_SLOTS]; /* sum of its runnable tasks' weights (not 0's) */
+/* Per slot, indexed with CS_SLOT_IDX() (the first CS_NR_SLOTS are used). */
+struct cs_slot_stat slot_stats[CS_SLOT_TBL];
+u64 slot_vtime[CS_SLOT_TBL]; /* the cookie's weighted core time */
+u64 slot_tvnow[CS_SLOT_TBL]; /* task vtime clock inside the cookie */
+u64 slot_wsum[CS_SLOT_TBL]; /* sum of its runnable tasks' weights (not 0's) */
 u64 wsum0_sum, wsum0_at; /* untagged_weight(): the last sum, and when */
 /* Untagged runnable weight added on each CPU (minus what left there). */
 struct cs_pcpu_s64 wsum0[CS_MAX_CPUS];
-u64 live_mask[4]; /* slots with holders */
+u64 live_mask[CS_LIVE_TBL]; /* slots with holders */
+u64 live_sum[CS_LIVE_SUMS]; /* bit k: live_mask[k] may be non-zero */
 u8 low_bit_tbl[64]; /* cs_low_bit_table(), filled by cs_init */
 u64 vnow; /* vtime of the most deserving cookie, monotonic */
-u8 core_last[CS_MAX_CPUS]; /* last slot claimed on each core */
-u8 core_prev[CS_MAX_CPUS]; /* the slot claimed there before core_last */
+u16 core_last[CS_MAX_CPUS]; /* last slot claimed on each core */
+u16 core_prev[CS_MAX_CPUS]; /* the slot claimed there before core_last */
 u8 drain_cpu[CS_MAX_CPUS]; /* about to go offline: written by the loader */
 u8 drained[CS_MAX_CPUS]; /* a draining CPU runs nothing but its own kthreads */
 struct cs_exit_info exit_info;
@@ -197,46 +201,80 @@ static struct cs_cpu_stat *cpu_stat(s32 cpu)
 	return &cpu_stats[(u32)cpu & (CS_MAX_CPUS - 1)];
 }
 
-static void set_live(u32 s, bool live)
+static struct cs_slot_stat *slot_stat(u32 s)
 {
-	u64 bit = 1ULL << (s & 63);
-
-	if (live)
-		__sync_fetch_and_or(&live_mask[(s >> 6) & 3], bit);
-	else
-		__sync_fetch_and_and(&live_mask[(s >> 6) & 3], ~bit);
+	return &slot_stats[CS_SLOT_IDX(s)];
 }
 
-static u8 slot_acquire(u64 cookie)
+static u64 *vtime_of(u32 s)
+{
+	return &slot_vtime[CS_SLOT_IDX(s)];
+}
+
+static u64 *tvnow_of(u32 s)
+{
+	return &slot_tvnow[CS_SLOT_IDX(s)];
+}
+
+static u64 *wsum_of(u32 s)
+{
+	return &slot_wsum[CS_SLOT_IDX(s)];
+}
+
+/*
+ * A slot's bit, then its word's summary bit. A clear that empties a word
+ * clears the summary bit, then looks at the word again: a bit set meanwhile
+ * by another CPU sets the summary bit again (its own set came after its
+ * word's, so one of the two sets lands after the clear).
+ */
+static void set_live(u32 s, bool live)
+{
+	u32 k = (s >> 6) & (CS_LIVE_TBL - 1);
+	u64 bit = 1ULL << (s & 63), kbit = 1ULL << (k & 63);
+	u64 *sum = &live_sum[(k >> 6) & (CS_LIVE_SUMS - 1)];
+
+	if (live) {
+		__sync_fetch_and_or(&live_mask[k], bit);
+		__sync_fetch_and_or(sum, kbit);
+		return;
+	}
+	if (__sync_fetch_and_and(&live_mask[k], ~bit) != bit)
+		return;
+	__sync_fetch_and_and(sum, ~kbit);
+	if (*(volatile u64 *)&live_mask[k])
+		__sync_fetch_and_or(sum, kbit);
+}
+
+static u16 slot_acquire(u64 cookie)
 {
 	bool fresh;
-	u8 s = slot_get(cookie, &fresh);
+	u16 s = slot_get(cookie, &fresh);
 
 	if (fresh && s < CS_NR_SLOTS) {
 		/* A new owner's counters start from zero (see cs_report.c). */
-		slot_stats[s] = (struct cs_slot_stat){ .cookie = cookie };
-		slot_vtime[s] = vnow;
-		slot_tvnow[s] = 0;
-		slot_wsum[s] = 0;
+		*slot_stat(s) = (struct cs_slot_stat){ .cookie = cookie };
+		*vtime_of(s) = vnow;
+		*tvnow_of(s) = 0;
+		*wsum_of(s) = 0;
 		set_live(s, true);
 		slot_publish(cookie, s);
 	}
 	return s;
 }
 
-static void slot_release(u8 s)
+static void slot_release(u16 s)
 {
 	struct slot_table *t = slots();
 
 	slot_put(s);
-	if (t && s && s < CS_NR_SLOTS && !t->ref[s & 0xff]) {
+	if (t && s && s < CS_NR_SLOTS && !t->ref[CS_SLOT_IDX(s)]) {
 		set_live(s, false);
 		/*
 		 * A new owner may have taken the slot and set its bit between
 		 * our read and our clear: look again, or its tasks would never
 		 * be picked.
 		 */
-		if (*(volatile s32 *)&t->ref[s & 0xff])
+		if (*(volatile s32 *)&t->ref[CS_SLOT_IDX(s)])
 			set_live(s, true);
 	}
 }
@@ -286,13 +324,13 @@ static u64 slot_weight(u32 s)
 		w0 = untagged_weight();
 		return w0 ? w0 : 100;
 	}
-	cookie = slot_stats[s].cookie;
+	cookie = slot_stat(s)->cookie;
 	if (cookie & CS_COOKIE_CGROUP) {
 		id = cookie & ~CS_COOKIE_CGROUP;
 		w = bpf_map_lookup_elem(&cgrp_weight, &id);
 		return w && *w ? *w : 100;
 	}
-	return slot_wsum[s] ? slot_wsum[s] : 100;
+	return *wsum_of(s) ? *wsum_of(s) : 100;
 }
 
 /*
@@ -315,11 +353,11 @@ static void charge_flush(s32 cpu)
 	 * it: at most a tick of one CPU's charge).
 	 */
 	if (s < CS_NR_SLOTS && (st->pend_core_ns || st->pend_run_ns) &&
-	    slot_stats[s].cookie == st->pend_cookie) {
-		__sync_fetch_and_add(&slot_vtime[s], cs_scale(st->pend_core_ns,
+	    slot_stat(s)->cookie == st->pend_cookie) {
+		__sync_fetch_and_add(vtime_of(s), cs_scale(st->pend_core_ns,
 							      slot_weight(s)));
-		__sync_fetch_and_add(&slot_stats[s].core_ns, st->pend_core_ns);
-		__sync_fetch_and_add(&slot_stats[s].run_ns, st->pend_run_ns);
+		__sync_fetch_and_add(&slot_stat(s)->core_ns, st->pend_core_ns);
+		__sync_fetch_and_add(&slot_stat(s)->run_ns, st->pend_run_ns);
 	}
 	st->pend_core_ns = 0;
 	st->pend_run_ns = 0;
@@ -329,7 +367,7 @@ static void charge_flush(s32 cpu)
  * Raise the cookie's vtime to at least @floor: a compare-and-swap, as
  * charge_flush() adds to it from other CPUs at the same time.
  */
-static void vtime_raise(u8 s, u64 floor)
+static void vtime_raise(u16 s, u64 floor)
 {
 	u64 v;
 	int i;
@@ -337,9 +375,9 @@ static void vtime_raise(u8 s, u64 floor)
 	if (s >= CS_NR_SLOTS)
 		return;
 	bpf_for(i, 0, 8) {
-		v = *(volatile u64 *)&slot_vtime[s];
+		v = *(volatile u64 *)vtime_of(s);
 		if (v >= floor ||
-		    __sync_val_compare_and_swap(&slot_vtime[s], v, floor) == v)
+		    __sync_val_compare_and_swap(vtime_of(s), v, floor) == v)
 			return;
 	}
 }
@@ -351,20 +389,20 @@ static void vtime_raise(u8 s, u64 floor)
  * sleeps write no shared word. A task's slot keeps its cookie while the
  * task holds it, so what was added is what is taken back.
  */
-static void weight_move(struct task_struct *p, struct task_ctx *tctx, u8 to)
+static void weight_move(struct task_struct *p, struct task_ctx *tctx, u16 to)
 {
 	if (tctx->wslot == 0 && tctx->wval)
 		__sync_fetch_and_sub(wsum0_of(tctx->wcpu), tctx->wval);
 	else if (tctx->wslot < CS_NR_SLOTS && tctx->wval)
-		__sync_fetch_and_sub(&slot_wsum[tctx->wslot], tctx->wval);
+		__sync_fetch_and_sub(wsum_of(tctx->wslot), tctx->wval);
 	tctx->wval = 0;
-	if (to < CS_NR_SLOTS && !(slot_stats[to].cookie & CS_COOKIE_CGROUP)) {
+	if (to < CS_NR_SLOTS && !(slot_stat(to)->cookie & CS_COOKIE_CGROUP)) {
 		tctx->wval = p->scx.weight;
 		if (to == 0) {
 			tctx->wcpu = bpf_get_smp_processor_id();
 			__sync_fetch_and_add(wsum0_of(tctx->wcpu), tctx->wval);
 		} else {
-			__sync_fetch_and_add(&slot_wsum[to], tctx->wval);
+			__sync_fetch_and_add(wsum_of(to), tctx->wval);
 		}
 	}
 	tctx->wslot = to;
@@ -378,10 +416,10 @@ static void weight_move(struct task_struct *p, struct task_ctx *tctx, u8 to)
  * runnable and enqueue: while the task waits, or when a running task is
  * re-queued (ops.running then commits its new slot).
  */
-static u8 refresh(struct task_struct *p, struct task_ctx *tctx)
+static u16 refresh(struct task_struct *p, struct task_ctx *tctx)
 {
 	u64 cookie = 0;
-	u8 slot;
+	u16 slot;
 
 	if ((p->flags & PF_KTHREAD) && trust_kthreads) {
 		slot = CS_SLOT_TRUST;
@@ -402,7 +440,7 @@ static u8 refresh(struct task_struct *p, struct task_ctx *tctx)
 }
 
 /* Slot of a task of another sched class, without taking a reference. */
-static u8 foreign_slot(struct task_struct *p)
+static u16 foreign_slot(struct task_struct *p)
 {
 	struct task_ctx *tctx;
 
@@ -416,7 +454,7 @@ static u8 foreign_slot(struct task_struct *p)
 	return task_cookie(p) ? CS_SLOT_EXCL : 0;
 }
 
-static u64 dsq_of(u8 slot)
+static u64 dsq_of(u16 slot)
 {
 	return slot;
 }
@@ -429,65 +467,79 @@ static bool vtime_ordered(u32 slot)
 
 /*
  * The most deserving slot with queued tasks, the one with the lowest
- * cookie vtime, other than @skip_a, @skip_b and @skip_c: returned as
- * slot << 56 | vtime (56 bits of ns suffice).
+ * cookie vtime, other than @skip_a, @skip_b and @skip_c.
+ *
+ * Only the live slots are looked at: the words of live_mask that
+ * live_sum marks, then their bits, so a dispatch or tick with a few
+ * cookies costs a few steps, not CS_NR_SLOTS.
  */
-#define VT_MASK ((1ULL << 56) - 1)
-
-/*
- * Only the live slots are looked at (their bits in live_mask), so a
- * dispatch or tick with a few cookies costs a few steps, not CS_NR_SLOTS.
- */
-__attribute__((noinline)) u64 pick_best_packed(u32 skip_a, u32 skip_b,
-					       u32 skip_c)
+__attribute__((noinline)) u32 pick_best_slot(u32 skip_a, u32 skip_b,
+					     u32 skip_c)
 {
-	u64 bvt = ~0ULL, live;
-	u8 best = CS_SLOT_NONE;
-	s32 k, j;
+	u64 bvt = ~0ULL, sum, live;
+	u32 best = CS_SLOT_NONE;
+	s32 h, k, j;
 
-	bpf_for(k, 0, 4) {
-		live = live_mask[k & 3];
-		bpf_for(j, 0, 64) {
-			u32 i;
+	bpf_for(h, 0, CS_LIVE_SUMS) {
+		sum = live_sum[h & (CS_LIVE_SUMS - 1)];
+		bpf_for(k, 0, 64) {
+			u32 word;
 
-			if (!live)
+			if (!sum)
 				break;
-			i = (u32)k * 64 + low_bit_tbl[cs_low_bit_key(live)];
-			live &= live - 1;
-			if (i >= CS_NR_SLOTS)
-				break;
-			if (i == skip_a || i == skip_b || i == skip_c ||
-			    slot_vtime[i] >= bvt || cs_nr_queued(i) <= 0)
-				continue;
-			best = i;
-			bvt = slot_vtime[i];
+			word = (u32)h * 64 + low_bit_tbl[cs_low_bit_key(sum)];
+			sum &= sum - 1;
+			live = live_mask[word & (CS_LIVE_TBL - 1)];
+			bpf_for(j, 0, 64) {
+				u32 i;
+
+				if (!live)
+					break;
+				i = word * 64 + low_bit_tbl[cs_low_bit_key(live)];
+				live &= live - 1;
+				if (i >= CS_NR_SLOTS)
+					break;
+				if (i == skip_a || i == skip_b || i == skip_c ||
+				    *vtime_of(i) >= bvt || cs_nr_queued(i) <= 0)
+					continue;
+				best = i;
+				bvt = *vtime_of(i);
+			}
 		}
 	}
 	if (skip_a != CS_SLOT_EXCL && skip_b != CS_SLOT_EXCL &&
 	    skip_c != CS_SLOT_EXCL && cs_nr_queued(DSQ_EXCL) > 0 &&
-	    (best == CS_SLOT_NONE || vnow < bvt)) {
+	    (best == CS_SLOT_NONE || vnow < bvt))
 		best = CS_SLOT_EXCL;
-		bvt = vnow;
-	}
-	return (u64)best << 56 | (bvt & VT_MASK);
+	return best;
 }
 
-static u8 pick_best_but(u64 *best_vt, u8 skip_a, u8 skip_b, u8 skip_c)
+/* The vtime of no slot at all: above every cookie's, and safe to add to. */
+#define VT_NONE ((1ULL << 56) - 1)
+
+/*
+ * The most deserving slot but the three, and its vtime in @best_vt (read
+ * again after the scan: at most a newer charge than the scan saw).
+ */
+static u16 pick_best_but(u64 *best_vt, u16 skip_a, u16 skip_b, u16 skip_c)
 {
-	u64 packed = pick_best_packed(skip_a, skip_b, skip_c);
+	u32 best = pick_best_slot(skip_a, skip_b, skip_c);
 
-	*best_vt = packed & VT_MASK;
-	return packed >> 56;
+	if (best < CS_NR_SLOTS)
+		*best_vt = *vtime_of(best);
+	else
+		*best_vt = best == CS_SLOT_EXCL ? vnow : VT_NONE;
+	return best;
 }
 
-static u8 pick_best(u64 *best_vt)
+static u16 pick_best(u64 *best_vt)
 {
 	return pick_best_but(best_vt, CS_SLOT_NONE, CS_SLOT_NONE, CS_SLOT_NONE);
 }
 
-static u64 slot_vt(u8 s)
+static u64 slot_vt(u16 s)
 {
-	return s < CS_NR_SLOTS ? slot_vtime[s] : vnow;
+	return s < CS_NR_SLOTS ? *vtime_of(s) : vnow;
 }
 
 /* Wake siblings that idle because of what this CPU ran. */
@@ -515,9 +567,9 @@ __attribute__((noinline)) int kick_forced_siblings(s32 cpu)
  * forced flag set instead of retrying, and this kick wakes it
  * (test_model: lost_commit_kick).
  */
-static void commit_cur(s32 cpu, u8 slot)
+static void commit_cur(s32 cpu, u16 slot)
 {
-	u8 was = core_set_cur(cpu, slot);
+	u16 was = core_set_cur(cpu, slot);
 
 	if (was != slot && was != CS_SLOT_NONE)
 		kick_forced_siblings(cpu);
@@ -583,9 +635,9 @@ __attribute__((noinline)) int kick_idle_in(s32 cpu, u32 sibs)
  * more deserving than what is found. @but is never found (the untagged
  * slot when only tagged cookies are wanted, else CS_SLOT_NONE).
  */
-static u8 best_for_core(s32 cpu, u8 best, u8 keep, u64 *bvt, u8 but)
+static u16 best_for_core(s32 cpu, u16 best, u16 keep, u64 *bvt, u16 but)
 {
-	u8 skip_a = CS_SLOT_NONE, skip_b = CS_SLOT_NONE;
+	u16 skip_a = CS_SLOT_NONE, skip_b = CS_SLOT_NONE;
 	int t;
 
 	_Static_assert(CS_PICK_TRIES == 3, "pick_best_but() skips two");
@@ -604,9 +656,9 @@ static u8 best_for_core(s32 cpu, u8 best, u8 keep, u64 *bvt, u8 but)
 		best = pick_best_but(bvt, skip_a, skip_b, but);
 	}
 	if (keep < CS_NR_SLOTS &&
-	    (best == CS_SLOT_NONE || slot_vtime[keep] < *bvt)) {
+	    (best == CS_SLOT_NONE || *vtime_of(keep) < *bvt)) {
 		best = keep;
-		*bvt = slot_vtime[keep];
+		*bvt = *vtime_of(keep);
 	}
 	return best;
 }
@@ -621,9 +673,9 @@ static u8 best_for_core(s32 cpu, u8 best, u8 keep, u64 *bvt, u8 but)
  * Stopping at the untagged cookie instead kept the holder forever: a
  * tagged cookie and the untagged work starved (sched.sh fairness_fill).
  */
-static u8 best_tagged(s32 cpu, u8 keep, u64 *vt)
+static u16 best_tagged(s32 cpu, u16 keep, u64 *vt)
 {
-	u8 s = pick_best_but(vt, 0, CS_SLOT_NONE, CS_SLOT_NONE);
+	u16 s = pick_best_but(vt, 0, CS_SLOT_NONE, CS_SLOT_NONE);
 
 	return best_for_core(cpu, s, keep ? keep : CS_SLOT_NONE, vt, 0);
 }
@@ -685,31 +737,31 @@ __attribute__((noinline)) int due_here(s32 cpu, u32 slot)
  * core 0 for 30 us; B's vtime is 2 ms below A's. Core 0 goes back to A
  * (core_prev), not to B. Only which cookie is claimed changes.
  */
-static u8 sticky_rival(s32 cpu, u8 rival, u64 *rvt)
+static u16 sticky_rival(s32 cpu, u16 rival, u64 *rvt)
 {
 	u32 core = core_of(cpu);
-	u8 home[2] = { core_last[core], core_prev[core] };
+	u16 home[2] = { core_last[core], core_prev[core] };
 	int i;
 
 	for (i = 0; i < 2; i++) {
-		u8 s = home[i];
+		u16 s = home[i];
 
 		if (s == rival)
 			return rival;
 		if (s >= CS_NR_SLOTS || (mode == CS_MODE_FILL && s == 0) ||
-		    slot_vtime[s] > *rvt + grace_ns || cs_nr_queued(s) <= 0 ||
+		    *vtime_of(s) > *rvt + grace_ns || cs_nr_queued(s) <= 0 ||
 		    !core_can_run(cpu, s))
 			continue;
-		*rvt = slot_vtime[s];
+		*rvt = *vtime_of(s);
 		return s;
 	}
 	return rival;
 }
 
 /* Change this CPU's claim; leaving a cookie frees its forced siblings. */
-static void set_claim(s32 cpu, u8 slot)
+static void set_claim(s32 cpu, u16 slot)
 {
-	u8 old = core_set_next(cpu, slot);
+	u16 old = core_set_next(cpu, slot);
 
 	if (old != slot && old != CS_SLOT_NONE)
 		kick_forced_siblings(cpu);
@@ -741,7 +793,7 @@ __attribute__((noinline)) int preempt_conflicts(s32 cpu, u32 slot)
  * @slot, so no sibling starts a conflict, and preempt the siblings that
  * already run one.
  */
-static void impose(s32 cpu, u8 slot)
+static void impose(s32 cpu, u16 slot)
 {
 	set_claim(cpu, slot);
 	preempt_conflicts(cpu, slot);
@@ -757,7 +809,7 @@ static void forced_idle_end(struct cs_cpu_stat *st)
 	d = bpf_ktime_get_ns() - start;
 	st->forced_idle_ns += d;
 	if (st->fi_slot < CS_NR_SLOTS)
-		__sync_fetch_and_add(&slot_stats[st->fi_slot].forced_idle_ns, d);
+		__sync_fetch_and_add(&slot_stat(st->fi_slot)->forced_idle_ns, d);
 }
 
 /* What try_run() found. */
@@ -772,7 +824,7 @@ enum run_result {
  * Is @prev still of @slot? A re-queue refreshes its slot (ops.enqueue); a
  * re-tag without one is the tick's to find, as for any running task.
  */
-static bool prev_still(struct task_struct *prev, u8 slot)
+static bool prev_still(struct task_struct *prev, u16 slot)
 {
 	struct task_ctx *tctx = task_ctx(prev);
 
@@ -836,8 +888,8 @@ __attribute__((noinline)) int move_local_first(s32 cpu, u32 slot)
  * Claim @slot and move one of its tasks here (move_local_first), or keep
  * @prev if it is of @slot and nothing else of it waits.
  */
-static enum run_result try_run(s32 cpu, u8 slot, struct task_struct *prev,
-			       u8 prev_slot, u8 was)
+static enum run_result try_run(s32 cpu, u16 slot, struct task_struct *prev,
+			       u16 prev_slot, u16 was)
 {
 	struct cs_cpu_stat *st = cpu_stat(cpu);
 	int v = core_claim(cpu, slot);
@@ -908,7 +960,7 @@ static bool bound_kthread(struct task_struct *p, s32 cpu)
 }
 
 /* Claim @slot and move the first kthread of it bound to @cpu here. */
-static bool drain_move(s32 cpu, u8 slot)
+static bool drain_move(s32 cpu, u16 slot)
 {
 	struct bpf_iter_scx_dsq it;
 	struct task_struct *p;
@@ -946,7 +998,7 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 {
 	struct cs_cpu_stat *st = cpu_stat(cpu);
 	int sib = sib_of(cpu), nr = nr_sibs(cpu), i;
-	u8 prev_slot = CS_SLOT_NONE, held, best, rival, due, was, cands[3];
+	u16 prev_slot = CS_SLOT_NONE, held, best, rival, due, was, cands[3];
 	enum run_result r;
 	u64 w, bvt, rvt;
 
@@ -979,9 +1031,9 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	held = cs_core_owner(w, sib, nr, mode);
 	best = pick_best(&bvt);
 	if (prev_slot < CS_NR_SLOTS &&
-	    (best == CS_SLOT_NONE || slot_vtime[prev_slot] < bvt)) {
+	    (best == CS_SLOT_NONE || *vtime_of(prev_slot) < bvt)) {
 		best = prev_slot;
-		bvt = slot_vtime[prev_slot];
+		bvt = *vtime_of(prev_slot);
 	}
 	if (best != CS_SLOT_NONE && bvt != ~0ULL && bvt > vnow)
 		vnow = bvt;
@@ -1028,7 +1080,7 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	}
 
 	for (i = 0; i < 3; i++) {
-		u8 s = cands[i];
+		u16 s = cands[i];
 
 		if (s == CS_SLOT_NONE || (i && s == cands[0]) ||
 		    (i == 2 && s == cands[1]))
@@ -1094,7 +1146,7 @@ __attribute__((noinline)) int place_score(s32 cpu, u32 slot)
 {
 	u64 w = core_read(cpu);
 	int sib = sib_of(cpu), nr = nr_sibs(cpu);
-	u8 held = cs_core_slot(w, sib, nr);
+	u16 held = cs_core_slot(w, sib, nr);
 
 	if (!scx_online(cpu))
 		return 0;
@@ -1213,7 +1265,7 @@ s32 BPF_STRUCT_OPS(cs_select_cpu, struct task_struct *p, s32 prev_cpu,
 	struct task_ctx *tctx = task_ctx(p);
 	s32 cpu;
 
-	u8 slot;
+	u16 slot;
 
 	if (!tctx)
 		return prev_cpu;
@@ -1241,7 +1293,7 @@ void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
 {
 	struct cs_cpu_stat *here = cpu_stat(bpf_get_smp_processor_id());
 	struct task_ctx *tctx = task_ctx(p);
-	u8 slot = CS_SLOT_EXCL;
+	u16 slot = CS_SLOT_EXCL;
 	bool fresh;
 	u64 vt;
 	s32 cpu;
@@ -1266,7 +1318,7 @@ void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
 	} else {
 		vt = p->scx.dsq_vtime;
 		if (slot < CS_NR_SLOTS) {
-			vt = cs_clamp_vtime(vt, slot_tvnow[slot], slice_ns);
+			vt = cs_clamp_vtime(vt, *tvnow_of(slot), slice_ns);
 			if (cs_nr_queued(slot) <= 0)
 				vtime_raise(slot, cs_clamp_vtime(0, vnow,
 								 4 * grace_ns));
@@ -1288,7 +1340,7 @@ static void charge(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
 {
 	struct cs_cpu_stat *st = cpu_stat(cpu);
 	u64 now = bpf_ktime_get_ns(), delta;
-	u8 s = tctx->slot;
+	u16 s = tctx->slot;
 
 	delta = now - tctx->last_charge;
 	if (!tctx->last_charge || delta > 10ULL * 1000 * 1000 * 1000)
@@ -1299,10 +1351,10 @@ static void charge(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
 	st->busy_ns += delta;
 	if (s >= CS_NR_SLOTS)
 		return;
-	if (st->pend_slot != s || st->pend_cookie != slot_stats[s].cookie) {
+	if (st->pend_slot != s || st->pend_cookie != slot_stat(s)->cookie) {
 		charge_flush(cpu);
 		st->pend_slot = s;
-		st->pend_cookie = slot_stats[s].cookie;
+		st->pend_cookie = slot_stat(s)->cookie;
 	}
 	st->pend_core_ns +=
 		cs_core_charge(delta, nr_sibs(cpu),
@@ -1320,7 +1372,7 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 	struct cs_cpu_stat *st = cpu_stat(cpu);
 	struct task_ctx *tctx = task_ctx(p);
 	u64 now = bpf_ktime_get_ns();
-	u8 slot;
+	u16 slot;
 
 	forced_idle_end(st);
 	if (!tctx)
@@ -1335,8 +1387,8 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 			st->max_wait_ns = wait;
 		tctx->enq_at = 0;
 	}
-	if (slot < CS_NR_SLOTS && p->scx.dsq_vtime > slot_tvnow[slot])
-		slot_tvnow[slot] = p->scx.dsq_vtime;
+	if (slot < CS_NR_SLOTS && p->scx.dsq_vtime > *tvnow_of(slot))
+		*tvnow_of(slot) = p->scx.dsq_vtime;
 	/*
 	 * The prev of a dispatch in progress on its CPU, re-queued by a nice,
 	 * affinity or cgroup change made from another CPU while that dispatch
@@ -1400,7 +1452,7 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	s32 cpu = bpf_get_smp_processor_id();
 	struct task_ctx *tctx = task_ctx(p);
 	u64 w, bvt;
-	u8 best, but;
+	u16 best, but;
 
 	if (!tctx)
 		return;
@@ -1416,7 +1468,7 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	 */
 	if (!fenced(cpu) &&
 	    cs_cur(core_read(cpu), sib_of(cpu)) == CS_SLOT_NONE) {
-		u8 s = tctx->slot != CS_SLOT_NONE ? tctx->slot : CS_SLOT_EXCL;
+		u16 s = tctx->slot != CS_SLOT_NONE ? tctx->slot : CS_SLOT_EXCL;
 
 		commit_cur(cpu, s);
 		impose(cpu, s);
@@ -1495,7 +1547,7 @@ void BPF_STRUCT_OPS(cs_update_idle, s32 cpu, bool idle)
 
 void BPF_STRUCT_OPS(cs_cpu_release, s32 cpu, struct scx_cpu_release_args *args)
 {
-	u8 slot = foreign_slot(args->task);
+	u16 slot = foreign_slot(args->task);
 
 	/* A higher class runs next: no tick or idle of ours flushes. */
 	charge_flush(cpu);
@@ -1661,12 +1713,13 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(cs_init)
 	slot_table_init();
 	cs_low_bit_table(low_bit_tbl);
 	set_live(0, true);
-	for (i = 0; i < NR_DSQS; i++) {
+	bpf_for(i, 0, CS_NR_SLOTS) {
 		ret = cs_create_dsq(i);
 		if (ret)
 			return ret;
 	}
-	return 0;
+	ret = cs_create_dsq(DSQ_TRUST);
+	return ret ? ret : cs_create_dsq(DSQ_EXCL);
 }
 
 void BPF_STRUCT_OPS(cs_exit, struct scx_exit_info *ei)
@@ -1694,9 +1747,9 @@ void BPF_STRUCT_OPS(cs_exit, struct scx_exit_info *ei)
  * replaces the claim if the task went elsewhere. With no claim, claim the
  * intruder's cookie.
  */
-static void intruder(s32 cpu, u8 slot, u64 w_before)
+static void intruder(s32 cpu, u16 slot, u64 w_before)
 {
-	u8 claim = cs_next(w_before, sib_of(cpu));
+	u16 claim = cs_next(w_before, sib_of(cpu));
 
 	/*
 	 * Only from idle (cur was NONE): a claim beside another running task
@@ -1714,7 +1767,7 @@ static void commit(struct task_struct *p)
 {
 	s32 cpu = bpf_get_smp_processor_id();
 	struct task_ctx *tctx;
-	u8 slot;
+	u16 slot;
 
 	if (draining(cpu))
 		drained[cpu & (CS_MAX_CPUS - 1)] =

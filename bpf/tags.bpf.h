@@ -42,10 +42,9 @@ struct slot_table {
 	struct bpf_spin_lock lock;
 	u32 head, nr_free;
 	u64 gen; /* bumped whenever a slot is taken or freed */
-	u8 fifo[256];
-	/* 256 entries, indexed & 0xff, so the verifier can see the bounds. */
-	u64 cookie[256];
-	s32 ref[256];
+	u16 fifo[CS_SLOT_TBL];
+	u64 cookie[CS_SLOT_TBL];
+	s32 ref[CS_SLOT_TBL];
 };
 
 struct {
@@ -55,12 +54,15 @@ struct {
 	__type(value, struct slot_table);
 } slot_tbl SEC(".maps");
 
+/* Slot requests refused because all CS_MAX_TAGGED slots were held. */
+u64 slot_full;
+
 struct task_ctx {
 	u64 cookie; /* the cookie its slot was taken for */
 	u64 enq_at; /* when it became runnable in our queues */
 	u64 last_charge; /* last time its run was charged */
-	u8 slot; /* CS_SLOT_NONE until first computed */
-	u8 wslot; /* slot its weight is counted in while runnable */
+	u16 slot; /* CS_SLOT_NONE until first computed */
+	u16 wslot; /* slot its weight is counted in while runnable */
 	u8 fresh; /* slot refreshed by ops.runnable, for the ops.enqueue after */
 	u32 wval; /* weight counted in wslot (0: a cgroup cookie's task) */
 	u16 wcpu; /* slot 0: the CPU whose wsum0 it was added to */
@@ -92,8 +94,8 @@ static void slot_table_init(void)
 
 	if (!t)
 		return;
-	for (i = 1; i < CS_NR_SLOTS; i++)
-		t->fifo[i - 1] = i;
+	bpf_for(i, 1, CS_NR_SLOTS)
+		t->fifo[CS_SLOT_IDX(i - 1)] = i;
 	t->head = 0;
 	t->nr_free = CS_NR_SLOTS - 1;
 	t->ref[0] = 1; /* slot 0: untagged, permanent */
@@ -123,7 +125,7 @@ __attribute__((noinline)) bool slot_in_core_words(u32 s)
  * cookie that finds no free slot, and CS_COOKIE_LOST (a trust domain
  * nobody knows), get CS_SLOT_EXCL (runs alone on its core).
  */
-static u8 slot_get(u64 cookie, bool *fresh)
+static u16 slot_get(u64 cookie, bool *fresh)
 {
 	struct slot_table *t = slots();
 	u32 *hintp, hint, s = CS_SLOT_EXCL, peek;
@@ -140,14 +142,14 @@ static u8 slot_get(u64 cookie, bool *fresh)
 	if (hint >= CS_NR_SLOTS)
 		hint = 0;
 
-	hint &= 0xff;
+	hint = CS_SLOT_IDX(hint);
 	/*
 	 * Checked before the lock (no loops under it), and only when the hint
 	 * does not already name a live slot of this cookie; the generation
 	 * tells under the lock whether the free list moved meanwhile.
 	 */
 	gen = *(volatile u64 *)&t->gen;
-	peek = t->fifo[t->head & 0xff] & 0xff;
+	peek = t->fifo[CS_SLOT_IDX(t->head)];
 	named = true;
 	if (!(hint && t->cookie[hint] == cookie && t->ref[hint] > 0))
 		named = slot_in_core_words(peek);
@@ -156,7 +158,7 @@ static u8 slot_get(u64 cookie, bool *fresh)
 		t->ref[hint]++;
 		s = hint;
 	} else if (t->nr_free) {
-		u32 cand = t->fifo[t->head & 0xff] & 0xff;
+		u32 cand = CS_SLOT_IDX(t->fifo[CS_SLOT_IDX(t->head)]);
 
 		if (cand && cand < CS_NR_SLOTS && t->gen == gen && !named) {
 			t->gen++;
@@ -168,12 +170,14 @@ static u8 slot_get(u64 cookie, bool *fresh)
 			*fresh = true;
 		} else if (t->gen == gen && t->nr_free > 1) {
 			/* Still named by a word: let the next free slot go first. */
-			t->fifo[(t->head + t->nr_free) & 0xff] = cand;
+			t->fifo[CS_SLOT_IDX(t->head + t->nr_free)] = cand;
 			t->head++;
 			t->gen++;
 		}
 	}
 	bpf_spin_unlock(&t->lock);
+	if (s == CS_SLOT_EXCL && !t->nr_free)
+		__sync_fetch_and_add(&slot_full, 1);
 	return s;
 }
 
@@ -182,7 +186,7 @@ static u8 slot_get(u64 cookie, bool *fresh)
  * its owner's counters are reset (slot_acquire), or a second task could
  * add its weight to them before the reset wiped it.
  */
-static void slot_publish(u64 cookie, u8 s)
+static void slot_publish(u64 cookie, u16 s)
 {
 	u32 v = s;
 
@@ -190,16 +194,16 @@ static void slot_publish(u64 cookie, u8 s)
 }
 
 /* Drop a reference taken by slot_get(). */
-static void slot_put(u8 s)
+static void slot_put(u16 s)
 {
 	struct slot_table *t = slots();
-	u32 idx = s & 0xff;
+	u32 idx = CS_SLOT_IDX(s);
 
 	if (!idx || idx >= CS_NR_SLOTS || !t)
 		return;
 	bpf_spin_lock(&t->lock);
 	if (t->ref[idx] > 0 && !--t->ref[idx]) {
-		t->fifo[(t->head + t->nr_free) & 0xff] = idx;
+		t->fifo[CS_SLOT_IDX(t->head + t->nr_free)] = idx;
 		t->nr_free++;
 		t->gen++;
 	}

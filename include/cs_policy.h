@@ -7,7 +7,7 @@
  * that the state of a whole core fits in one 64-bit word:
  *
  *   0             untagged tasks (cookie 0)
- *   1..252        tagged cookies
+ *   1..4096       tagged cookies (CS_MAX_TAGGED)
  *   CS_SLOT_TRUST trusted kernel threads (--trust-kthreads): compatible
  *                 with everything
  *   CS_SLOT_EXCL  overflow when all slots are taken: compatible with
@@ -26,6 +26,10 @@
  *   bits 40 .. 51    own_next: the tagged slot claimed (next) on the core
  *   bits 52 .. 63    own_cur:  another tagged slot, run (or, by codes 30
  *                    and 31, claimed) by a sibling
+ *
+ *   An owner field holds a tagged slot minus one, so its 4,096 values are
+ *   exactly the 4,096 tagged slots: only the codes say whether a field is
+ *   in use, and no value of a field names untagged, idle or trusted.
  *
  *   classes: NONE, TRUST, ZERO (slot 0), EXCL, OWN_NEXT (the slot in
  *   own_next), and for cur only OWN_CUR (the slot in own_cur).
@@ -82,11 +86,40 @@
 #define cs_for_each_sib(i) for (i = 0; i < CS_MAX_SMT; i++)
 #endif
 
-#define CS_SLOT_NONE 255
-#define CS_SLOT_EXCL 254
-#define CS_SLOT_TRUST 253
-#define CS_NR_SLOTS 253 /* real slots: 0 .. 252 */
+/* Tagged cookies live at once: as many as an owner field holds. */
+#define CS_MAX_TAGGED 4096
+#define CS_NR_SLOTS (CS_MAX_TAGGED + 1) /* real slots: 0 .. 4096 */
+#define CS_SLOT_NONE 0xffff
+#define CS_SLOT_EXCL 0xfffe
+#define CS_SLOT_TRUST 0xfffd
+/*
+ * Live slots, a bit each: CS_LIVE_WORDS words of 64 bits, in an array of
+ * CS_LIVE_TBL (a power of two, for masked BPF indexes), and a summary bit
+ * per word that may be non-zero, so that a scan skips empty words.
+ */
+#define CS_LIVE_WORDS ((CS_NR_SLOTS + 63) / 64)
+#define CS_LIVE_TBL 128
+#define CS_LIVE_SUMS ((CS_LIVE_WORDS + 63) / 64)
 #define CS_WORD_IDLE 0ULL /* every next and cur is NONE */
+
+/*
+ * Per-slot arrays on BPF have CS_SLOT_TBL entries, a power of two above
+ * CS_NR_SLOTS: an index masked by CS_SLOT_IDX() is one the verifier sees
+ * in bounds. The value passes through an empty asm first, or clang, which
+ * knows it from an earlier check to be below CS_NR_SLOTS, drops the mask
+ * and leaves the verifier a copy whose bounds it never checked.
+ */
+#define CS_SLOT_TBL 8192
+
+static inline __u32 cs_slot_idx(__u32 s)
+{
+#ifdef __bpf__
+	asm volatile("" : "+r"(s));
+#endif
+	return s & (CS_SLOT_TBL - 1);
+}
+
+#define CS_SLOT_IDX(s) cs_slot_idx(s)
 
 /*
  * One core's state word, alone on its cache line: the siblings of one
@@ -130,7 +163,7 @@ enum cs_class {
 #define CS_NR_CODES 30 /* products; two more codes follow */
 #define CS_OWN_NEXT_SHIFT 40
 #define CS_OWN_CUR_SHIFT 52
-#define CS_OWN_MASK 0xfffULL
+#define CS_OWN_MASK 0xfffULL /* an owner field: a tagged slot - 1 */
 
 /* A slot that owns a core while claimed or run: a tagged cookie's. */
 static inline bool cs_tagged(__u32 s)
@@ -143,19 +176,19 @@ static inline __u32 cs_code(__u64 w, int i)
 	return (__u32)(w >> (CS_CODE_BITS * i)) & CS_CODE_MASK;
 }
 
-/*
- * An owner field as a slot. cs_pack writes only tagged slots there; any
- * other value (a word not written by cs_pack) reads as EXCL, the
- * strictest, never as idle or untagged.
- */
-static inline __u8 cs_owner_slot(__u64 w, int shift)
+/* An owner field as a slot: always a tagged one (see above). */
+static inline __u16 cs_owner_slot(__u64 w, int shift)
 {
-	__u32 s = (__u32)((w >> shift) & CS_OWN_MASK);
-
-	return cs_tagged(s) ? (__u8)s : CS_SLOT_EXCL;
+	return (__u16)(((w >> shift) & CS_OWN_MASK) + 1);
 }
 
-static inline __u8 cs_class_slot(__u64 w, __u32 cl)
+/* A tagged slot as an owner field at @shift. */
+static inline __u64 cs_owner_field(__u32 s, int shift)
+{
+	return ((__u64)(s - 1) & CS_OWN_MASK) << shift;
+}
+
+static inline __u16 cs_class_slot(__u64 w, __u32 cl)
 {
 	switch (cl) {
 	case CS_CL_NONE:
@@ -182,7 +215,7 @@ static inline __u8 cs_class_slot(__u64 w, __u32 cl)
 #define CS_CODE_CUR_NONE 31 /* next = own_cur, cur = NONE */
 
 /* Sibling @i's next: the slot it has claimed. */
-CS_WORD_FN __u8 cs_next(__u64 w, int i)
+CS_WORD_FN __u16 cs_next(__u64 w, int i)
 {
 	__u32 code = cs_code(w, i);
 
@@ -191,7 +224,7 @@ CS_WORD_FN __u8 cs_next(__u64 w, int i)
 }
 
 /* Sibling @i's cur: the slot it runs, committed after its switch. */
-CS_WORD_FN __u8 cs_cur(__u64 w, int i)
+CS_WORD_FN __u16 cs_cur(__u64 w, int i)
 {
 	__u32 code = cs_code(w, i);
 
@@ -248,34 +281,36 @@ static inline bool cs_transit_to(__u32 n, __u32 c)
  * cs_pack chooses each owner by a fold over the siblings, one step per
  * sibling, carried in a scalar (on BPF each step is a global function of
  * scalars, so the verifier walks a loop body without branches):
- *   bits 0 .. 11   the slot chosen outright (own_next: one in transit)
- *   bits 12 .. 23  the first candidate other than the old owner
- *   bit 24         the old owner is still a candidate
+ *   bits 0 .. 15   the slot chosen outright (own_next: one in transit)
+ *   bits 16 .. 31  the first candidate other than the old owner
+ *   bit 32         the old owner is still a candidate
+ * A field that holds CS_SLOT_NONE holds nothing yet.
  */
-#define CS_FOLD_FIRST_SHIFT 12
-#define CS_FOLD_KEEP (1ULL << 24)
-#define CS_FOLD_EMPTY (CS_OWN_MASK | CS_OWN_MASK << CS_FOLD_FIRST_SHIFT)
+#define CS_FOLD_MASK 0xffffULL
+#define CS_FOLD_FIRST_SHIFT 16
+#define CS_FOLD_KEEP (1ULL << 32)
+#define CS_FOLD_EMPTY (CS_FOLD_MASK | CS_FOLD_MASK << CS_FOLD_FIRST_SHIFT)
 
 /* The fold @acc with candidate @s for an owner that was @old. */
 static inline __u64 cs_fold_candidate(__u64 acc, __u32 s, __u32 old)
 {
 	if (s == old)
 		return acc | CS_FOLD_KEEP;
-	if (((acc >> CS_FOLD_FIRST_SHIFT) & CS_OWN_MASK) != CS_OWN_MASK)
+	if (((acc >> CS_FOLD_FIRST_SHIFT) & CS_FOLD_MASK) != CS_SLOT_NONE)
 		return acc;
-	return (acc & ~(CS_OWN_MASK << CS_FOLD_FIRST_SHIFT)) |
+	return (acc & ~(CS_FOLD_MASK << CS_FOLD_FIRST_SHIFT)) |
 	       (__u64)s << CS_FOLD_FIRST_SHIFT;
 }
 
 /* The owner a fold ends with: chosen, else @old if kept, else the first. */
 static inline __u32 cs_fold_owner(__u64 acc, __u32 old)
 {
-	__u32 chosen = (__u32)(acc & CS_OWN_MASK);
-	__u32 first = (__u32)((acc >> CS_FOLD_FIRST_SHIFT) & CS_OWN_MASK);
+	__u32 chosen = (__u32)(acc & CS_FOLD_MASK);
+	__u32 first = (__u32)((acc >> CS_FOLD_FIRST_SHIFT) & CS_FOLD_MASK);
 
-	if (chosen != CS_OWN_MASK)
+	if (chosen != CS_SLOT_NONE)
 		return chosen;
-	if (!(acc & CS_FOLD_KEEP) && first != CS_OWN_MASK)
+	if (!(acc & CS_FOLD_KEEP) && first != CS_SLOT_NONE)
 		return first;
 	return old;
 }
@@ -286,12 +321,12 @@ static inline __u32 cs_fold_owner(__u64 acc, __u32 old)
  */
 CS_WORD_FN __u64 cs_own_next_step(__u64 acc, __u32 n, __u32 c, __u32 on)
 {
-	__u32 chosen = (__u32)(acc & CS_OWN_MASK);
+	__u32 chosen = (__u32)(acc & CS_FOLD_MASK);
 
 	if (!cs_tagged(n))
 		return acc;
-	if (cs_transit_to(n, c) && (chosen == CS_OWN_MASK || n == on))
-		acc = (acc & ~CS_OWN_MASK) | n;
+	if (cs_transit_to(n, c) && (chosen == CS_SLOT_NONE || n == on))
+		acc = (acc & ~CS_FOLD_MASK) | n;
 	return cs_fold_candidate(acc, n, on);
 }
 
@@ -324,10 +359,10 @@ static inline bool cs_idle_sib(__u32 n, __u32 c)
  * sibling's change does not cost another its exact slot in a word that
  * could hold both. Anything else tagged is written as EXCL.
  */
-static inline __u64 cs_pack(const __u8 *n, const __u8 *c, __u64 old)
+static inline __u64 cs_pack(const __u16 *n, const __u16 *c, __u64 old)
 {
-	__u32 on = (__u32)((old >> CS_OWN_NEXT_SHIFT) & CS_OWN_MASK);
-	__u32 oc = (__u32)((old >> CS_OWN_CUR_SHIFT) & CS_OWN_MASK);
+	__u32 on = cs_owner_slot(old, CS_OWN_NEXT_SHIFT);
+	__u32 oc = cs_owner_slot(old, CS_OWN_CUR_SHIFT);
 	__u64 acc = CS_FOLD_EMPTY, w;
 	int i;
 
@@ -343,7 +378,8 @@ static inline __u64 cs_pack(const __u8 *n, const __u8 *c, __u64 old)
 			acc = cs_own_cur_step(acc, n[i], c[i], on, oc);
 	}
 	oc = cs_fold_owner(acc, oc);
-	w = (__u64)on << CS_OWN_NEXT_SHIFT | (__u64)oc << CS_OWN_CUR_SHIFT;
+	w = cs_owner_field(on, CS_OWN_NEXT_SHIFT) |
+	    cs_owner_field(oc, CS_OWN_CUR_SHIFT);
 	cs_for_each_sib(i) {
 		__u64 code;
 
@@ -361,8 +397,8 @@ static inline __u64 cs_pack(const __u8 *n, const __u8 *c, __u64 old)
  * loop, not by indexing the array with @self afterwards: clang may form
  * that address with an OR, which the BPF verifier refuses on a pointer.
  */
-static inline void cs_unpack_with(__u64 w, int self, bool set_cur, __u8 slot,
-				  __u8 *n, __u8 *c)
+static inline void cs_unpack_with(__u64 w, int self, bool set_cur, __u16 slot,
+				  __u16 *n, __u16 *c)
 {
 	int i;
 
@@ -379,25 +415,25 @@ static inline void cs_unpack_with(__u64 w, int self, bool set_cur, __u8 slot,
 }
 
 /* The word with sibling @i's next set to @slot (or EXCL, see cs_pack). */
-CS_WORD_FN __u64 cs_set_next(__u64 w, int i, __u8 slot)
+CS_WORD_FN __u64 cs_set_next(__u64 w, int i, __u16 slot)
 {
-	__u8 n[CS_MAX_SMT] = { 0 }, c[CS_MAX_SMT] = { 0 };
+	__u16 n[CS_MAX_SMT] = { 0 }, c[CS_MAX_SMT] = { 0 };
 
 	cs_unpack_with(w, i, false, slot, n, c);
 	return cs_pack(n, c, w);
 }
 
 /* The word with sibling @i's cur set to @slot (or EXCL, see cs_pack). */
-CS_WORD_FN __u64 cs_set_cur(__u64 w, int i, __u8 slot)
+CS_WORD_FN __u64 cs_set_cur(__u64 w, int i, __u16 slot)
 {
-	__u8 n[CS_MAX_SMT] = { 0 }, c[CS_MAX_SMT] = { 0 };
+	__u16 n[CS_MAX_SMT] = { 0 }, c[CS_MAX_SMT] = { 0 };
 
 	cs_unpack_with(w, i, true, slot, n, c);
 	return cs_pack(n, c, w);
 }
 
 /* May a task of slot @a run on one sibling while slot @b runs on another? */
-static inline bool cs_compat(__u8 a, __u8 b, int mode)
+static inline bool cs_compat(__u16 a, __u16 b, int mode)
 {
 	if (a == CS_SLOT_NONE || b == CS_SLOT_NONE)
 		return true;
@@ -416,12 +452,13 @@ static inline bool cs_compat(__u8 a, __u8 b, int mode)
  * Can sibling @self of a core with @nr siblings claim @slot given state @w?
  * Returns a cs_verdict.
  */
-CS_WORD_FN int cs_claim_verdict(__u64 w, int self, int nr, __u8 slot, int mode)
+CS_WORD_FN int cs_claim_verdict(__u64 w, int self, int nr, __u16 slot,
+				 int mode)
 {
 	int i, verdict = CS_CLAIM_OK;
 
 	cs_for_each_sib(i) {
-		__u8 n, c;
+		__u16 n, c;
 
 		if (i == self || i >= nr)
 			continue; /* before decoding: each decode is a call on BPF */
@@ -442,13 +479,13 @@ CS_WORD_FN int cs_claim_verdict(__u64 w, int self, int nr, __u8 slot, int mode)
  * NONE. Idle, trusted slots and @free (another slot that holds nothing)
  * do not hold a core.
  */
-CS_WORD_FN __u8 cs_core_slot_but(__u64 w, int self, int nr, __u8 free)
+CS_WORD_FN __u16 cs_core_slot_but(__u64 w, int self, int nr, __u16 free)
 {
-	__u8 found = CS_SLOT_NONE;
+	__u16 found = CS_SLOT_NONE;
 	int i;
 
 	cs_for_each_sib(i) {
-		__u8 n, c;
+		__u16 n, c;
 
 		if (i == self || i >= nr)
 			continue; /* before decoding: each decode is a call on BPF */
@@ -464,7 +501,7 @@ CS_WORD_FN __u8 cs_core_slot_but(__u64 w, int self, int nr, __u8 free)
 }
 
 /* The core's holder: the first non-idle, non-trusted next (or cur). */
-static inline __u8 cs_core_slot(__u64 w, int self, int nr)
+static inline __u16 cs_core_slot(__u64 w, int self, int nr)
 {
 	return cs_core_slot_but(w, self, nr, CS_SLOT_TRUST);
 }
@@ -476,7 +513,7 @@ static inline __u8 cs_core_slot(__u64 w, int self, int nr)
  * cookie holds a core: each CPU follows the most deserving cookie by
  * itself (cs_rivals).
  */
-static inline __u8 cs_core_owner(__u64 w, int self, int nr, int mode)
+static inline __u16 cs_core_owner(__u64 w, int self, int nr, int mode)
 {
 	if (mode == CS_MODE_NONE)
 		return CS_SLOT_NONE;
@@ -493,7 +530,7 @@ static inline __u8 cs_core_owner(__u64 w, int self, int nr, int mode)
  * (sched.sh fairness_none). Idle and trusted kernel threads never make a
  * CPU give way in none mode, nor give way themselves.
  */
-static inline bool cs_rivals(__u8 held, __u8 rival, int mode)
+static inline bool cs_rivals(__u16 held, __u16 rival, int mode)
 {
 	if (mode != CS_MODE_NONE)
 		return !cs_compat(held, rival, mode);
@@ -502,7 +539,7 @@ static inline bool cs_rivals(__u8 held, __u8 rival, int mode)
 }
 
 /* How many siblings currently run @slot (the caller included). */
-CS_WORD_FN int cs_nr_running(__u64 w, int nr, __u8 slot)
+CS_WORD_FN int cs_nr_running(__u64 w, int nr, __u16 slot)
 {
 	int i, n = 0;
 

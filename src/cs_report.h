@@ -12,8 +12,9 @@
 
 struct cs_snapshot {
 	__u64 t_ns;
-	__u64 live_mask[4];
+	__u64 live_mask[CS_LIVE_TBL];
 	__u64 max_wait_ns; /* worst wait since the previous snapshot */
+	__u64 slot_full; /* slot requests refused, all slots held: cumulative */
 	struct cs_cpu_stat cpu[CS_MAX_CPUS];
 	struct cs_slot_stat slot[CS_NR_SLOTS];
 };
@@ -28,6 +29,7 @@ struct cs_interval {
 	bool active[CS_NR_SLOTS];
 	double switches_per_s, kicks_per_s, max_wait_ms;
 	__u64 transit_retries, unclaimed_runs;
+	__u64 slot_full; /* tasks whose cookie found no free slot: run alone */
 };
 
 /* Compute the interval from snapshot @a to @b. */

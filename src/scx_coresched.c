@@ -325,6 +325,13 @@ static void unfence(struct coresched *skel, const struct cs_topo *t, int cpu)
 	__atomic_store_n(&bss->cpu_known[cpu], 1, __ATOMIC_SEQ_CST);
 }
 
+_Static_assert(sizeof(((struct cs_snapshot *)0)->live_mask) ==
+		       sizeof(((struct coresched__bss *)0)->live_mask),
+	       "the snapshot's live_mask is the scheduler's");
+_Static_assert(sizeof(((struct cs_snapshot *)0)->slot) <=
+		       sizeof(((struct coresched__bss *)0)->slot_stats),
+	       "the snapshot's slots are the scheduler's first ones");
+
 static void snapshot(struct coresched *skel, struct cs_snapshot *s)
 {
 	int cpu;
@@ -333,6 +340,7 @@ static void snapshot(struct coresched *skel, struct cs_snapshot *s)
 	memcpy(s->live_mask, skel->bss->live_mask, sizeof(s->live_mask));
 	memcpy(s->cpu, skel->bss->cpu_stats, sizeof(s->cpu));
 	memcpy(s->slot, skel->bss->slot_stats, sizeof(s->slot));
+	s->slot_full = skel->bss->slot_full;
 	s->max_wait_ns = 0;
 	for (cpu = 0; cpu < CS_MAX_CPUS; cpu++) {
 		if (s->cpu[cpu].max_wait_ns > s->max_wait_ns)
@@ -655,7 +663,7 @@ static enum run_end sched_wait(struct sched *s, const struct opts *o,
 	/* aligned_alloc: the per-CPU stats are cache-line aligned. */
 	struct cs_snapshot *prev = aligned_alloc(64, sizeof(*prev));
 	struct cs_snapshot *cur = aligned_alloc(64, sizeof(*cur));
-	struct cs_interval iv;
+	static struct cs_interval iv;
 	__u64 next = cs_now_ns() + (__u64)wait_ms * 1000000;
 
 	if (!prev || !cur)

@@ -187,12 +187,12 @@ enum {
 
 struct sib {
 	__u64 snap; /* word read by claim-read, for the CAS */
-	__u8 pc, run, fgn, forced, kick, ci, was, best, chosen;
-	__u8 cand[3];
-	__u8 rq; /* slot of the preempted task, enqueued at the switch */
-	__u8 local; /* slot of a task moved here that an intruder delayed */
-	__u8 rival; /* the cookie that should own the core (cs_dispatch) */
-	__u8 pad;
+	__u16 pc, run, fgn, forced, kick, ci, was, best, chosen;
+	__u16 cand[3];
+	__u16 rq; /* slot of the preempted task, enqueued at the switch */
+	__u16 local; /* slot of a task moved here that an intruder delayed */
+	__u16 rival; /* the cookie that should own the core (cs_dispatch) */
+	__u16 pad;
 };
 
 struct state {
@@ -201,8 +201,8 @@ struct state {
 	__u8 q[NR_COOKIES], expires, imposes, pad[3];
 };
 
-_Static_assert(sizeof(struct sib) == 24, "struct sib has padding");
-_Static_assert(sizeof(struct state) == 8 + 4 * 24 + 8,
+_Static_assert(sizeof(struct sib) == 40, "struct sib has padding");
+_Static_assert(sizeof(struct state) == 8 + 4 * 40 + 8,
 	       "struct state has padding");
 
 /* fgn bits */
@@ -228,7 +228,7 @@ static const char *const kind_name[NR_KINDS] = {
 struct model {
 	/* configuration */
 	int nr, mode;
-	__u8 slot[NR_COOKIES]; /* cookie -> slot */
+	__u16 slot[NR_COOKIES]; /* cookie -> slot */
 	__u8 q0[NR_COOKIES];
 	int max_expires, max_imposes;
 	int busy; /* siblings that start running a task of A */
@@ -250,7 +250,7 @@ struct model {
 	char why[NR_KINDS][160];
 };
 
-static int kidx(const struct model *m, __u8 slot)
+static int kidx(const struct model *m, __u16 slot)
 {
 	int k;
 
@@ -260,7 +260,7 @@ static int kidx(const struct model *m, __u8 slot)
 	return -1;
 }
 
-static char slot_ch(const struct model *m, __u8 slot)
+static char slot_ch(const struct model *m, __u16 slot)
 {
 	int k = kidx(m, slot);
 
@@ -363,7 +363,7 @@ static void kick_forced(const struct model *m, struct state *s, int i)
 }
 
 static void preempt_conflicts(const struct model *m, struct state *s, int i,
-			      __u8 slot)
+			      __u16 slot)
 {
 	int j;
 
@@ -373,7 +373,7 @@ static void preempt_conflicts(const struct model *m, struct state *s, int i,
 			s->s[j].kick |= K_PREEMPT;
 }
 
-static int verdict(const struct model *m, __u64 w, int i, __u8 slot)
+static int verdict(const struct model *m, __u64 w, int i, __u16 slot)
 {
 	int j;
 
@@ -389,12 +389,12 @@ static int verdict(const struct model *m, __u64 w, int i, __u8 slot)
  * best place_score(), the lowest index on a tie (another core's CPU may
  * win in the real system: then no sibling is kicked, not modelled).
  */
-static void enqueue_kick(const struct model *m, struct state *s, __u8 slot)
+static void enqueue_kick(const struct model *m, struct state *s, __u16 slot)
 {
 	int j, score, best = 0, to = -1;
 
 	for (j = 0; j < m->nr; j++) {
-		__u8 held = cs_core_slot(s->word, j, m->nr);
+		__u16 held = cs_core_slot(s->word, j, m->nr);
 
 		if (s->s[j].run != NONE || (s->s[j].fgn & FGN_RUNNING))
 			continue;
@@ -415,7 +415,7 @@ static void enqueue_kick(const struct model *m, struct state *s, __u8 slot)
  * The preempted task is queued at once (dispatch sees it, as it sees prev
  * in the BPF code), its enqueue's kick is sent at the switch (put_prev).
  */
-static void requeue(const struct model *m, struct state *s, int i, __u8 slot)
+static void requeue(const struct model *m, struct state *s, int i, __u16 slot)
 {
 	int k = kidx(m, slot);
 
@@ -437,8 +437,8 @@ static void enter_dispatch(struct sib *c)
  * except in fill mode when the untagged cookie leads: then any queued
  * tagged cookie (best_tagged), or none if none is queued.
  */
-static bool rival_of(const struct model *m, const struct state *s, __u8 best,
-		     int r, __u8 *rival)
+static bool rival_of(const struct model *m, const struct state *s, __u16 best,
+		     int r, __u16 *rival)
 {
 	bool tagged = false;
 	int k;
@@ -458,8 +458,8 @@ static bool rival_of(const struct model *m, const struct state *s, __u8 best,
 }
 
 /* cs_dispatch()'s candidates, yielding (@y) or not. */
-static void dispatch_cands(const struct model *m, __u8 held, __u8 best,
-			   __u8 rival, bool y, __u8 cand[3])
+static void dispatch_cands(const struct model *m, __u16 held, __u16 best,
+			   __u16 rival, bool y, __u16 cand[3])
 {
 	if (y)
 		cand[0] = NONE;
@@ -476,7 +476,7 @@ static void dispatch_cands(const struct model *m, __u8 held, __u8 best,
 }
 
 /* held as cs_dispatch() sees it: in fill mode untagged owns no core. */
-static __u8 held_of(const struct model *m, __u64 w, int i)
+static __u16 held_of(const struct model *m, __u64 w, int i)
 {
 	return cs_core_owner(w, i, m->nr, m->mode);
 }
@@ -484,7 +484,7 @@ static __u8 held_of(const struct model *m, __u64 w, int i)
 static void next_cand(struct sib *c, int ci)
 {
 	for (ci++; ci < 3; ci++) {
-		__u8 s = c->cand[ci];
+		__u16 s = c->cand[ci];
 
 		if (s == NONE || (ci && s == c->cand[0]) ||
 		    (ci == 2 && s == c->cand[1]))
@@ -500,7 +500,7 @@ static void next_cand(struct sib *c, int ci)
 /* Dispatch is over: switch to chosen (or stay idle). */
 static void to_switch(struct sib *c)
 {
-	memset(c->cand, NONE, sizeof(c->cand));
+	c->cand[0] = c->cand[1] = c->cand[2] = NONE;
 	c->ci = 0;
 	c->was = NONE;
 	if (c->chosen != NONE) {
@@ -531,7 +531,7 @@ static void intrude(struct model *m, const struct state *s0, size_t at,
 {
 	struct state s;
 	struct sib *c;
-	__u8 claim;
+	__u16 claim;
 	int k;
 
 	for (k = 0; k < NR_COOKIES; k++) {
@@ -559,7 +559,7 @@ static void step(struct model *m, size_t at, int i)
 	const struct state copy = m->st[at], *s0 = &copy; /* st may move */
 	struct state s = *s0;
 	struct sib *c = &s.s[i];
-	__u8 held, slot;
+	__u16 held, slot;
 	int k, y, v;
 
 	switch (s0->s[i].pc) {
@@ -637,7 +637,7 @@ static void step(struct model *m, size_t at, int i)
 	case PC_READ:
 		held = held_of(m, s.word, i);
 		for (k = 0; k <= NR_COOKIES; k++) {
-			__u8 best = k < NR_COOKIES ? m->slot[k] : NONE, rival;
+			__u16 best = k < NR_COOKIES ? m->slot[k] : NONE, rival;
 			bool can_yield;
 			int r;
 
@@ -796,7 +796,7 @@ static void step(struct model *m, size_t at, int i)
 /* Would a dispatch on idle @i, run now and alone, get a task? */
 static bool would_run(const struct model *m, const struct state *s, int i)
 {
-	__u8 held = held_of(m, s->word, i), cands[3], rival;
+	__u16 held = held_of(m, s->word, i), cands[3], rival;
 	bool any = false, ok;
 	int b, c, k, r;
 
@@ -881,7 +881,7 @@ static void check(struct model *m, size_t at)
 			continue;
 		/* What it waits for: the core's owner-to-be, or its best. */
 		for (r = 0; r < 2; r++) {
-			__u8 want = r ? a->rival : a->best;
+			__u16 want = r ? a->rival : a->best;
 
 			k = kidx(m, want);
 			if (a->forced && k >= 0 && s->q[k] &&
@@ -1042,7 +1042,7 @@ static void explore(struct model *m, unsigned int stop_at)
 		c->rq = NONE;
 		c->local = NONE;
 		c->rival = NONE;
-		memset(c->cand, NONE, sizeof(c->cand));
+		c->cand[0] = c->cand[1] = c->cand[2] = NONE;
 		c->kick = i < m->nr ? K_IDLE : 0;
 		if (i < m->nr && i >= m->nr - m->busy) {
 			c->run = m->slot[0];
@@ -1082,7 +1082,7 @@ static const char *mode_name(int mode)
 
 static void setup(struct model *m, int nr, int mode, unsigned int bugs)
 {
-	static const __u8 strict_slots[] = { 1, 2, 3 }, fill_slots[] = { 0, 1, 2 };
+	static const __u16 strict_slots[] = { 1, 2, 3 }, fill_slots[] = { 0, 1, 2 };
 
 	memset(m, 0, sizeof(*m));
 	m->nr = nr;

@@ -29,12 +29,13 @@ static const int modes[] = { CS_MODE_STRICT, CS_MODE_FILL, CS_MODE_NONE };
 #define NR_MODES ARRAY_SIZE(modes)
 
 /* Slot values worth trying in loops: untagged, tagged, special. */
-static const __u8 slots[] = { 0,  1, X, Y, 128, 252, CS_SLOT_TRUST,
-			      CS_SLOT_EXCL, CS_SLOT_NONE };
+static const __u16 slots[] = { 0,   1,  X, Y, 128, 252, 2048, CS_MAX_TAGGED - 1,
+			       CS_MAX_TAGGED, CS_SLOT_TRUST, CS_SLOT_EXCL,
+			       CS_SLOT_NONE };
 #define NR_SLOTS ARRAY_SIZE(slots)
 
 /* Set sibling @i of word @w to claimed @next, committed @cur. */
-static __u64 sib(__u64 w, int i, __u8 next, __u8 cur)
+static __u64 sib(__u64 w, int i, __u16 next, __u16 cur)
 {
 	return cs_set_cur(cs_set_next(w, i, next), i, cur);
 }
@@ -49,8 +50,8 @@ static __u64 code_at(int i, __u64 code)
 static bool test_policy_word_layout(void)
 {
 	/* The bit layout is an ABI between the BPF side and its readers. */
-	__u64 on = (__u64)X << CS_OWN_NEXT_SHIFT;
-	__u64 oc = (__u64)Y << CS_OWN_CUR_SHIFT;
+	__u64 on = (__u64)(X - 1) << CS_OWN_NEXT_SHIFT;
+	__u64 oc = (__u64)(Y - 1) << CS_OWN_CUR_SHIFT;
 	__u64 w = cs_set_next(0, 0, X);
 
 	CHECK_EQ(w, on | code_at(0, CS_CL_OWN_NEXT * CS_NR_CUR_CL));
@@ -69,16 +70,19 @@ static bool test_policy_word_layout(void)
 	CHECK_EQ(cs_cur(oc | code_at(3, CS_CODE_CUR_NONE), 3), CS_SLOT_NONE);
 	CHECK_EQ(cs_next(on | oc, 2), CS_SLOT_NONE);
 	/* The same words as literals, so a change of the macros shows. */
-	CHECK_EQ(cs_set_cur(w, 0, X), 0x3000000001cULL);
-	CHECK_EQ(sib(0, 0, X, Y), 0x7003000000001dULL);
+	CHECK_EQ(cs_set_cur(w, 0, X), 0x2000000001cULL);
+	CHECK_EQ(sib(0, 0, X, Y), 0x6002000000001dULL);
 	CHECK_EQ(cs_set_next(0, 7, 0), 0x6000000000ULL);
-	/* An owner field that holds no tagged slot reads as EXCL. */
-	CHECK_EQ(cs_next(code_at(0, CS_CL_OWN_NEXT * CS_NR_CUR_CL), 0),
-		 CS_SLOT_EXCL);
+	/* Owner fields hold a tagged slot - 1: all 4,096 values are slots. */
+	CHECK_EQ(cs_next(code_at(0, CS_CL_OWN_NEXT * CS_NR_CUR_CL), 0), 1);
 	CHECK_EQ(cs_cur(0xfffULL << CS_OWN_CUR_SHIFT |
 				code_at(1, CS_CL_OWN_CUR),
 			1),
-		 CS_SLOT_EXCL);
+		 CS_MAX_TAGGED);
+	CHECK_EQ(sib(0, 2, CS_MAX_TAGGED, 1),
+		 0xfffULL << CS_OWN_NEXT_SHIFT |
+			 code_at(2, CS_CL_OWN_NEXT * CS_NR_CUR_CL +
+					    CS_CL_OWN_CUR));
 	return true;
 }
 
@@ -103,6 +107,18 @@ static bool test_policy_word_roundtrip(void)
 					      "sibling %d set, %d not idle", i, j);
 			}
 		}
+		/* The edges of the slot range, and the specials. */
+		for (a = 0; a < (int)NR_SLOTS; a++)
+			for (b = 0; b < (int)NR_SLOTS; b++) {
+				__u64 w = sib(CS_WORD_IDLE, i, slots[a],
+					      slots[b]);
+
+				CHECK(cs_next(w, i) == slots[a] &&
+					      cs_cur(w, i) == slots[b],
+				      "sibling %d: next/cur %u/%u, set %u/%u",
+				      i, cs_next(w, i), cs_cur(w, i), slots[a],
+				      slots[b]);
+			}
 	}
 	return true;
 }
@@ -111,7 +127,7 @@ static bool test_policy_word_roundtrip(void)
  * What the word says of sibling @i, against the truth @n/@c: exactly it,
  * or EXCL for a tagged slot it had no room for, never anything looser.
  */
-static bool holds_or_stricter(__u64 w, int i, __u8 n, __u8 c)
+static bool holds_or_stricter(__u64 w, int i, __u16 n, __u16 c)
 {
 	return (cs_next(w, i) == n ||
 		(cs_next(w, i) == CS_SLOT_EXCL && cs_tagged(n))) &&
@@ -126,11 +142,13 @@ static unsigned int rnd(unsigned int *seed, unsigned int n)
 }
 
 /* A core of 1 to 8 idle siblings: its word and its truth. Returns nr. */
-static int idle_core(unsigned int *seed, __u64 *w, __u8 *n, __u8 *c)
+static int idle_core(unsigned int *seed, __u64 *w, __u16 *n, __u16 *c)
 {
+	int i;
+
 	*w = CS_WORD_IDLE;
-	memset(n, CS_SLOT_NONE, CS_MAX_SMT);
-	memset(c, CS_SLOT_NONE, CS_MAX_SMT);
+	for (i = 0; i < CS_MAX_SMT; i++)
+		n[i] = c[i] = CS_SLOT_NONE;
 	return 1 + rnd(seed, CS_MAX_SMT);
 }
 
@@ -141,18 +159,18 @@ static int idle_core(unsigned int *seed, __u64 *w, __u8 *n, __u8 *c)
  */
 static bool test_policy_word_never_looser(void)
 {
-	static const __u8 pool[] = { 0, 1, X, Y, Z, CS_SLOT_TRUST,
+	static const __u16 pool[] = { 0, 1, X, Y, Z, CS_SLOT_TRUST,
 				     CS_SLOT_EXCL, CS_SLOT_NONE };
 	unsigned int seed = 1;
 	int round, step;
 
 	for (round = 0; round < 2000; round++) {
-		__u8 n[CS_MAX_SMT], c[CS_MAX_SMT];
+		__u16 n[CS_MAX_SMT], c[CS_MAX_SMT];
 		__u64 w;
 		int nr = idle_core(&seed, &w, n, c), i, k, m, v;
 
 		for (step = 0; step < 40; step++) {
-			__u8 s = pool[rnd(&seed, ARRAY_SIZE(pool))];
+			__u16 s = pool[rnd(&seed, ARRAY_SIZE(pool))];
 
 			i = rnd(&seed, nr);
 			if (rnd(&seed, 2)) {
@@ -194,19 +212,19 @@ static bool test_policy_word_never_looser(void)
  */
 static bool test_policy_word_exact_under_protocol(void)
 {
-	static const __u8 pool[] = { 0, 1, X, Y, Z, CS_SLOT_TRUST,
+	static const __u16 pool[] = { 0, 1, X, Y, Z, CS_SLOT_TRUST,
 				     CS_SLOT_EXCL };
 	unsigned int seed = 7;
 	int round, step, m;
 
 	for (m = 0; m < 2; m++) {
 		for (round = 0; round < 2000; round++) {
-			__u8 n[CS_MAX_SMT], c[CS_MAX_SMT];
+			__u16 n[CS_MAX_SMT], c[CS_MAX_SMT];
 			__u64 w;
 			int nr = idle_core(&seed, &w, n, c), i, k;
 
 			for (step = 0; step < 60; step++) {
-				__u8 s = pool[rnd(&seed, ARRAY_SIZE(pool))];
+				__u16 s = pool[rnd(&seed, ARRAY_SIZE(pool))];
 
 				i = rnd(&seed, nr);
 				switch (rnd(&seed, 3)) {
@@ -497,7 +515,7 @@ static bool test_policy_claim_stable(void)
 static bool test_policy_claim_transit(void)
 {
 	/* Sibling (next, cur) pairs that block a claim of Y while moving. */
-	static const __u8 blocking[][2] = {
+	static const __u16 blocking[][2] = {
 		{ Y, X }, /* claimed Y, still leaving X */
 		{ CS_SLOT_NONE, X }, /* going idle, still leaving X */
 		{ X, CS_SLOT_NONE }, /* claimed X, not yet running it */
@@ -506,7 +524,7 @@ static bool test_policy_claim_transit(void)
 		{ CS_SLOT_EXCL, Y },
 	};
 	/* Moving, but every field is compatible with Y: no block. */
-	static const __u8 harmless[][2] = {
+	static const __u16 harmless[][2] = {
 		{ Y, CS_SLOT_NONE },	  { CS_SLOT_NONE, Y },
 		{ CS_SLOT_TRUST, Y },	  { Y, CS_SLOT_TRUST },
 		{ CS_SLOT_TRUST, CS_SLOT_NONE },
@@ -679,12 +697,12 @@ static bool test_policy_claim_excl_trust(void)
  * compatible, a successful claim sees a compatible sibling cur, and what
  * may physically run on the two CPUs is compatible.
  */
-typedef int (*verdict_fn)(__u64 w, int self, int nr, __u8 slot, int mode);
+typedef int (*verdict_fn)(__u64 w, int self, int nr, __u16 slot, int mode);
 
 struct model {
 	verdict_fn verdict;
 	int mode;
-	__u8 from[2], to[2];
+	__u16 from[2], to[2];
 	int completed, stuck, transit, stable, violations;
 	char what[200]; /* the first violation */
 };
@@ -708,8 +726,8 @@ static void check_state(struct model *m, __u64 w, const int pc[2])
 	for (a = 0; a < 2; a++)
 		for (b = 0; b < 2; b++) {
 			/* a/b: 0 = the from slot, 1 = the to slot */
-			__u8 s0 = a ? m->to[0] : m->from[0];
-			__u8 s1 = b ? m->to[1] : m->from[1];
+			__u16 s0 = a ? m->to[0] : m->from[0];
+			__u16 s1 = b ? m->to[1] : m->from[1];
 
 			if ((pc[0] != 1 && a != (pc[0] == 2)) ||
 			    (pc[1] != 1 && b != (pc[1] == 2)))
@@ -768,7 +786,7 @@ static void run_model(struct model *m)
 }
 
 /* upstream's window: cur is taken to be committed when the claim is made */
-static int verdict_next_only(__u64 w, int self, int nr, __u8 slot, int mode)
+static int verdict_next_only(__u64 w, int self, int nr, __u16 slot, int mode)
 {
 	int i;
 
@@ -827,7 +845,7 @@ static bool test_policy_ipi_window_start_old(void)
 /* Every pair of switches between interesting slots, in every mode. */
 static bool test_policy_ipi_window_all_pairs(void)
 {
-	static const __u8 s[] = { CS_SLOT_NONE,	 0, X, Y, CS_SLOT_TRUST,
+	static const __u16 s[] = { CS_SLOT_NONE,	 0, X, Y, CS_SLOT_TRUST,
 				  CS_SLOT_EXCL };
 	int k, m, runs = 0;
 
@@ -983,7 +1001,7 @@ static bool test_policy_core_slot_ignores_self(void)
 	for (nr = 1; nr <= CS_MAX_SMT; nr++)
 		for (self = 0; self < nr; self++) {
 			__u64 w = sib(CS_WORD_IDLE, self, X, Y);
-			__u8 s = cs_core_slot(w, self, nr);
+			__u16 s = cs_core_slot(w, self, nr);
 
 			CHECK(s == CS_SLOT_NONE, "nr %d self %d: got %u", nr,
 			      self, s);
