@@ -62,6 +62,7 @@ void cs_interval_compute(const struct cs_topo *t, const struct cs_snapshot *a,
 		iv->kicks_per_s = (double)kicks / iv->secs;
 	}
 	iv->max_wait_ms = (double)b->max_wait_ns / 1e6;
+	iv->slot_full = b->slot_full - a->slot_full;
 }
 
 void cs_cookie_name(__u64 cookie, char *buf, size_t len)
@@ -97,10 +98,11 @@ static void print_text(FILE *f, const struct cs_topo *t,
 			fprintf(f, "%s%d", i ? "," : "", t->core_cpu[core][i]);
 		fprintf(f, ") %.1f%%", iv->core_forced_idle_pct[core]);
 	}
-	fprintf(f, "\ncookie switches %.0f/s  sibling kicks %.0f/s  worst wait %.2f ms  transit retries %llu  unclaimed runs %llu\n",
+	fprintf(f, "\ncookie switches %.0f/s  sibling kicks %.0f/s  worst wait %.2f ms  transit retries %llu  unclaimed runs %llu  slots full %llu\n",
 		iv->switches_per_s, iv->kicks_per_s, iv->max_wait_ms,
 		(unsigned long long)iv->transit_retries,
-		(unsigned long long)iv->unclaimed_runs);
+		(unsigned long long)iv->unclaimed_runs,
+		(unsigned long long)iv->slot_full);
 	for (s = 0; s < CS_NR_SLOTS; s++) {
 		if (!iv->active[s])
 			continue;
@@ -152,6 +154,7 @@ static void print_json(FILE *f, const struct cs_topo *t,
 	cs_json_dbl(&j, "max_wait_ms", iv->max_wait_ms, 3);
 	cs_json_u64(&j, "transit_retries", iv->transit_retries);
 	cs_json_u64(&j, "unclaimed_runs", iv->unclaimed_runs);
+	cs_json_u64(&j, "slot_full", iv->slot_full);
 	cs_json_end(&j);
 	fflush(f);
 }
@@ -228,6 +231,7 @@ void cs_interval_print_prom(FILE *f, const struct cs_topo *t,
 	prom_gauge(f, "max_wait_ms", "Worst enqueue-to-run wait in the interval.", iv->max_wait_ms, 3);
 	prom_gauge(f, "transit_retries", "Claims that found a sibling switching (they wait for its commit), in the interval.", (double)iv->transit_retries, 0);
 	prom_gauge(f, "unclaimed_runs", "Runs without a matching claim (load transition, a running task re-queued with a new cookie), in the interval.", (double)iv->unclaimed_runs, 0);
+	prom_gauge(f, "slot_full", "Tasks whose cookie found every slot held (they run alone on their core), in the interval.", (double)iv->slot_full, 0);
 	fflush(f);
 }
 

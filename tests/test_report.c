@@ -51,6 +51,12 @@ static void interval_2x2(struct cs_topo *t, struct cs_snapshot *a,
 	a->slot[3].cookie = 0x5;
 	b->live_mask[0] = 1ULL << 0 | 1ULL << 3;
 	b->slot[7].cookie = 0x9;
+	/* The last slot, live but idle in the interval. */
+	b->slot[CS_MAX_TAGGED].cookie = 0x11;
+	a->slot[CS_MAX_TAGGED].cookie = 0x11;
+	b->live_mask[CS_MAX_TAGGED / 64] = 1ULL << (CS_MAX_TAGGED % 64);
+	a->slot_full = 3;
+	b->slot_full = 5;
 	cs_interval_compute(t, a, b, iv);
 }
 
@@ -173,6 +179,8 @@ static bool test_prom_figures(void)
 		"\nscx_coresched_cookie_share_percent{cookie=\"0x0000000000000000\",name=\"untagged\"} 75.000\n",
 		"\nscx_coresched_cookie_run_ms{cookie=\"0x0000000000000005\",name=\"task:0x0000000000000005\"} 200.000\n",
 		"\nscx_coresched_cookie_forced_idle_caused_ms{cookie=\"0x0000000000000005\",name=\"task:0x0000000000000005\"} 250.000\n",
+		"\nscx_coresched_cookie_run_ms{cookie=\"0x0000000000000011\",name=\"task:0x0000000000000011\"} 0.000\n",
+		"\nscx_coresched_slot_full 2\n",
 	};
 	int i;
 
