@@ -1,21 +1,46 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * cookie_duty COOKIES TASKS SECONDS: TASKS tasks in COOKIES core
- * scheduling cookies (as even as it goes), each busy 6 ms then asleep
- * 4 ms, for SECONDS. Forks one child per cookie, which takes a new cookie
+ * cookie_duty COOKIES TASKS SECONDS [BUSY_MS SLEEP_MS]: TASKS tasks in
+ * COOKIES core scheduling cookies (as even as it goes), each busy BUSY_MS
+ * (default 6) then asleep SLEEP_MS (default 4), in turn. Each cookie is a
+ * process (forked by one of CD_SPAWNERS spawners) that takes a new cookie
  * with prctl(PR_SCHED_CORE_CREATE, scope thread group) and forks the
  * cookie's other tasks, which inherit it. The sleeps make wakeups, so
- * every scheduler callback runs (bench/scale_guest.sh). Prints "cookies N
- * tasks T failed F"; exits 1 if a cookie could not be created.
+ * every scheduler callback runs (bench/scale_guest.sh).
+ *
+ * Every task waits until all have started (at most CD_START_SECS), so
+ * that the busy ones do not slow the forks of the others; then they all
+ * run for SECONDS, and each task's finished busy periods are counted.
+ * Prints "cookies N tasks T failed F started S progressed P slowest R
+ * median M fastest X": F cookies could not be created, S tasks started,
+ * P tasks finished at least one busy period in the SECONDS, the slowest
+ * task finished R of them, the median one M, the fastest X. Exits 1
+ * unless every cookie was created and every task progressed
+ * (tests/guest/cookies.sh).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+
+#define CD_START_SECS 300 /* for every task to start */
+#define CD_MAX_TASKS 65536
+#define CD_SPAWNERS 8 /* processes that fork the cookies */
+
+/*
+ * Shared by every task: how many started, stop, cookies that failed and
+ * the tasks they would have had, and each task's runs.
+ */
+struct board {
+	int started, stop, failed, failed_tasks;
+	unsigned long runs[];
+};
 
 static long long now_ns(void)
 {
@@ -25,22 +50,44 @@ static long long now_ns(void)
 	return t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-/* Work 6 ms, sleep 4 ms, until @end. */
-static void duty(long long end)
+static void nap_ms(long ms)
 {
-	struct timespec nap = { 0, 4000000 };
+	struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
 
-	while (now_ns() < end) {
-		long long until = now_ns() + 6000000;
+	nanosleep(&t, NULL);
+}
+
+static int cmp_ulong(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a;
+	unsigned long y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int go_fd = -1; /* a pipe's read end: EOF once every task started */
+static long busy_ms = 6, sleep_ms = 4;
+
+/* Work, sleep, until told to stop; count the work in runs[@i]. */
+static void duty(struct board *b, int i)
+{
+	char c;
+
+	__atomic_add_fetch(&b->started, 1, __ATOMIC_SEQ_CST);
+	while (read(go_fd, &c, 1) < 0 && errno == EINTR)
+		;
+	while (!__atomic_load_n(&b->stop, __ATOMIC_SEQ_CST)) {
+		long long until = now_ns() + busy_ms * 1000000;
 
 		while (now_ns() < until)
 			;
-		nanosleep(&nap, NULL);
+		__atomic_add_fetch(&b->runs[i], 1, __ATOMIC_RELAXED);
+		nap_ms(sleep_ms);
 	}
 }
 
-/* One cookie: take it, fork its other @nr - 1 tasks, work; 0 or 1. */
-static int cookie(int nr, long long end)
+/* One cookie: take it, fork its other @nr - 1 tasks (@first + 1 ...). */
+static int cookie(struct board *b, int first, int nr)
 {
 	int i;
 
@@ -48,14 +95,45 @@ static int cookie(int nr, long long end)
 		  PR_SCHED_CORE_SCOPE_THREAD_GROUP, 0)) {
 		fprintf(stderr, "cookie_duty: PR_SCHED_CORE_CREATE: %s\n",
 			strerror(errno));
+		__atomic_add_fetch(&b->failed_tasks, nr, __ATOMIC_SEQ_CST);
+		__atomic_add_fetch(&b->failed, 1, __ATOMIC_SEQ_CST);
 		return 1;
 	}
 	for (i = 1; i < nr; i++)
 		if (fork() == 0) {
-			duty(end);
+			duty(b, first + i);
 			_exit(0);
 		}
-	duty(end);
+	duty(b, first);
+	while (wait(NULL) > 0)
+		;
+	return 0;
+}
+
+/* The first task index of cookie @i: tasks spread as evenly as it goes. */
+static int first_task(int i, int cookies, int tasks)
+{
+	int rem = tasks % cookies;
+
+	return i * (tasks / cookies) + (i < rem ? i : rem);
+}
+
+/*
+ * Spawner @k of @nr: fork cookies k, k + nr, ... (several spawners fork
+ * at once: a fork takes tens of ms in a TCG guest), then wait for them.
+ */
+static int spawner(struct board *b, int k, int nr, int cookies, int tasks)
+{
+	int i;
+
+	for (i = k; i < cookies; i += nr) {
+		int first = first_task(i, cookies, tasks);
+
+		if (fork() == 0)
+			_exit(cookie(b, first,
+				     first_task(i + 1, cookies, tasks) -
+					     first));
+	}
 	while (wait(NULL) > 0)
 		;
 	return 0;
@@ -63,26 +141,62 @@ static int cookie(int nr, long long end)
 
 int main(int argc, char **argv)
 {
-	int cookies = argc == 4 ? atoi(argv[1]) : 0;
-	int tasks = argc == 4 ? atoi(argv[2]) : 0;
-	int secs = argc == 4 ? atoi(argv[3]) : 0;
-	int i, st, failed = 0;
-	long long end;
+	bool ok = argc == 4 || argc == 6;
+	int cookies = ok ? atoi(argv[1]) : 0;
+	int tasks = ok ? atoi(argv[2]) : 0;
+	int secs = ok ? atoi(argv[3]) : 0;
+	int i, started, progressed = 0, go[2], nr_spawners;
+	unsigned long *at;
+	long long deadline;
+	struct board *b;
 
-	if (cookies < 1 || tasks < cookies || secs < 1) {
+	if (argc == 6) {
+		busy_ms = atol(argv[4]);
+		sleep_ms = atol(argv[5]);
+	}
+	if (cookies < 1 || tasks < cookies || tasks > CD_MAX_TASKS ||
+	    secs < 1 || busy_ms < 1 || sleep_ms < 0) {
 		fprintf(stderr,
-			"usage: cookie_duty COOKIES TASKS SECONDS (TASKS >= COOKIES >= 1)\n");
+			"usage: cookie_duty COOKIES TASKS SECONDS [BUSY_MS SLEEP_MS] (%d >= TASKS >= COOKIES >= 1)\n",
+			CD_MAX_TASKS);
 		return 2;
 	}
-	end = now_ns() + secs * 1000000000LL;
-	for (i = 0; i < cookies; i++) {
-		int nr = tasks / cookies + (i < tasks % cookies);
-
-		if (fork() == 0)
-			_exit(cookie(nr, end));
+	b = mmap(NULL, sizeof(*b) + tasks * sizeof(b->runs[0]),
+		 PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	at = calloc(tasks, sizeof(*at));
+	if (b == MAP_FAILED || !at || pipe(go)) {
+		perror("cookie_duty: memory or pipe");
+		return 1;
 	}
-	while (wait(&st) > 0)
-		failed += !WIFEXITED(st) || WEXITSTATUS(st);
-	printf("cookies %d tasks %d failed %d\n", cookies, tasks, failed);
-	return failed ? 1 : 0;
+	go_fd = go[0];
+	nr_spawners = cookies < CD_SPAWNERS ? cookies : CD_SPAWNERS;
+	for (i = 0; i < nr_spawners; i++)
+		if (fork() == 0) {
+			close(go[1]);
+			_exit(spawner(b, i, nr_spawners, cookies, tasks));
+		}
+	deadline = now_ns() + CD_START_SECS * 1000000000LL;
+	while (__atomic_load_n(&b->started, __ATOMIC_SEQ_CST) +
+			       __atomic_load_n(&b->failed_tasks,
+					       __ATOMIC_SEQ_CST) <
+		       tasks &&
+	       now_ns() < deadline)
+		nap_ms(50);
+	started = __atomic_load_n(&b->started, __ATOMIC_SEQ_CST);
+	close(go[1]);
+	for (i = 0; i < tasks; i++)
+		at[i] = __atomic_load_n(&b->runs[i], __ATOMIC_RELAXED);
+	nap_ms(secs * 1000L);
+	for (i = 0; i < tasks; i++) {
+		at[i] = __atomic_load_n(&b->runs[i], __ATOMIC_RELAXED) - at[i];
+		progressed += at[i] > 0;
+	}
+	qsort(at, tasks, sizeof(*at), cmp_ulong);
+	__atomic_store_n(&b->stop, 1, __ATOMIC_SEQ_CST);
+	while (wait(NULL) > 0)
+		;
+	printf("cookies %d tasks %d failed %d started %d progressed %d slowest %lu median %lu fastest %lu\n",
+	       cookies, tasks, b->failed, started, progressed, at[0],
+	       at[tasks / 2], at[tasks - 1]);
+	return b->failed || progressed < tasks ? 1 : 0;
 }

@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The cookie limit, at its edge: CS_MAX_TAGGED (4,096) tagged cookies and
+# one more, live at once, each a task of its own (build/cookie_duty: busy
+# 1 ms, asleep 9 ms) beside untagged stress-ng, with the outside observer
+# attached before the scheduler:
+#   cookies_all_progress  every one of the 4,097 tasks finishes busy
+#                         periods while they all live (the one whose
+#                         cookie found no slot too: it runs alone)
+#   cookies_all_slots     4,096 tagged cookies held slots at once, and
+#                         slot_full counted the one left over
+#   cookies_isolation     0 ns of overlap between incompatible siblings
+#   SCX_TOPO=8x2 tools/vm --cores 8 --threads 2 --mem 4G -- tests/guest/cookies.sh
+. tests/guest/lib.sh
+
+n=${SCX_COOKIES:-4096} # CS_MAX_TAGGED
+secs=${SCX_SECS:-30}
+
+check_topology
+
+# slot_full in the scheduler's JSON intervals so far, summed.
+slot_full_sum() {
+	grep -o '"slot_full":[0-9]*' "$TMP/sched.out" | cut -d: -f2 |
+		awk '{ s += $1 } END { print s + 0 }'
+}
+
+# The most task cookies one JSON interval listed (live slots, or ran).
+peak_task_cookies() {
+	awk '{ c = gsub(/"name":"task:/, ""); if (c > m) m = c } END { print m + 0 }' \
+		"$TMP/sched.out"
+}
+
+# intervals_after N: wait until the scheduler has printed N more intervals
+# than now (its counters then include everything before this call).
+intervals_after() {
+	local want=$(($(wc -l <"$TMP/sched.out") + $1)) end=$((SECONDS + 60))
+	while [ "$(wc -l <"$TMP/sched.out")" -lt $want ] && [ $SECONDS -lt $end ]; do
+		nap 0.5
+	done
+}
+
+if ! ensure_pins || ! observe_bg "$TMP/obs" --duration 3600 --require-zero; then
+	fail cookies_isolation "observer did not start: $(tail -n 1 "$TMP/obs.err")"
+	finish
+fi
+if ! start_sched --stats 2 --json; then
+	fail cookies_all_progress "scheduler did not start"
+	finish
+fi
+spawn stress-ng --quiet --cpu $(((NCPU + 3) / 4)) --timeout 3600
+
+start=$SECONDS
+"$ROOT/build/cookie_duty" $((n + 1)) $((n + 1)) "$secs" 1 9 >"$TMP/duty" 2>"$TMP/duty.err"
+rc=$?
+info "cookie_duty $((n + 1)) cookies: $(cat "$TMP/duty") in $((SECONDS - start)) s (rc $rc)"
+read -r _ _ _ _ _ failed _ started _ progressed _ <"$TMP/duty"
+if [ $rc = 0 ] && [ "$started" = $((n + 1)) ] && [ "$progressed" = $((n + 1)) ]; then
+	pass cookies_all_progress
+else
+	fail cookies_all_progress "$(cat "$TMP/duty") $(head -n 2 "$TMP/duty.err" | tr '\n' '|')"
+fi
+intervals_after 2
+full=$(slot_full_sum) peak=$(peak_task_cookies)
+info "task cookies in one interval at most: $peak; slot_full: $full"
+if [ "$peak" = "$n" ] && [ "$full" -gt 0 ] && [ "${failed:-1}" = 0 ]; then
+	pass cookies_all_slots
+else
+	fail cookies_all_slots "peak $peak task cookies (want $n), slot_full $full (want > 0), cookies not created ${failed:-?}"
+fi
+
+end_observer "$TMP/obs"
+info "observer: overlap_ns=$OBS_OV switches=$OBS_SW windows=$(field "$TMP/obs" overlap_windows) lost=$(field "$TMP/obs" lost_events)"
+if [ "$OBS_RC" = 0 ] && [ "$OBS_OV" = 0 ] && [ "${OBS_SW:-0}" -gt 0 ] &&
+	[ "$(scx_state)" = enabled ]; then
+	pass cookies_isolation
+else
+	fail cookies_isolation "observer rc=$OBS_RC overlap_ns=$OBS_OV switches=$OBS_SW state=$(scx_state): $(tail -n 2 "$TMP/obs.err" | tr '\n' '|')"
+	grep overlap_example "$TMP/obs" | head -n 3 | sed 's/^/# /'
+fi
+finish
