@@ -11,6 +11,7 @@
 #   cookies_all_slots     4,096 tagged cookies held slots at once, and
 #                         slot_full counted the one left over
 #   cookies_isolation     0 ns of overlap between incompatible siblings
+#   cookies_no_ejection   the kernel never ejected the scheduler
 #   SCX_TOPO=8x2 tools/vm --cores 8 --threads 2 --mem 4G -- tests/guest/cookies.sh
 . tests/guest/lib.sh
 
@@ -71,11 +72,15 @@ fi
 
 end_observer "$TMP/obs"
 info "observer: overlap_ns=$OBS_OV switches=$OBS_SW windows=$(field "$TMP/obs" overlap_windows) lost=$(field "$TMP/obs" lost_events)"
-if [ "$OBS_RC" = 0 ] && [ "$OBS_OV" = 0 ] && [ "${OBS_SW:-0}" -gt 0 ] &&
-	[ "$(scx_state)" = enabled ]; then
+if [ "$OBS_RC" = 0 ] && [ "$OBS_OV" = 0 ] && [ "${OBS_SW:-0}" -gt 0 ]; then
 	pass cookies_isolation
 else
-	fail cookies_isolation "observer rc=$OBS_RC overlap_ns=$OBS_OV switches=$OBS_SW state=$(scx_state): $(tail -n 2 "$TMP/obs.err" | tr '\n' '|')"
+	fail cookies_isolation "observer rc=$OBS_RC overlap_ns=$OBS_OV switches=$OBS_SW: $(tail -n 2 "$TMP/obs.err" | tr '\n' '|')"
 	grep overlap_example "$TMP/obs" | head -n 3 | sed 's/^/# /'
+fi
+if [ "$(scx_state)" = enabled ] && ! grep -q "ejected the scheduler" "$TMP/sched.err"; then
+	pass cookies_no_ejection
+else
+	fail cookies_no_ejection "state $(scx_state): $(grep -m 3 -A 2 "ejected" "$TMP/sched.err" | tr '\n' '|')"
 fi
 finish
