@@ -3,7 +3,7 @@
 #
 # One guest of bench/scale: with kernel.bpf_stats_enabled, load
 # scx_coresched and, for each cookie count in SCX_SCALE_COOKIES (default
-# "8 250"), run that many prctl cookies of tasks that work 6 ms and sleep
+# "8 256 4096"), run that many prctl cookies of tasks that work 6 ms and sleep
 # 4 ms (build/cookie_duty: wakeups, enqueues, dispatches and ticks on
 # every CPU; 2 tasks per CPU, at least one per cookie), then measure for
 # SCX_SCALE_SECS (default 10) seconds: the BPF cost per call of each
@@ -14,7 +14,7 @@
 . tests/guest/lib.sh
 
 secs=${SCX_SCALE_SECS:-10}
-cookies=${SCX_SCALE_COOKIES:-8 250}
+cookies=${SCX_SCALE_COOKIES:-8 256 4096}
 progs="cs_select_cpu cs_enqueue cs_dispatch cs_tick cs_commit cs_running"
 
 # prog_stats FILE: "name run_time_ns run_cnt" of our programs, from bpftool.
@@ -35,7 +35,12 @@ fi
 for k in $cookies; do
 	# 2 x NCPU tasks in all (at least one per cookie), prctl cookies
 	n=$((2 * NCPU > k ? 2 * NCPU : k))
-	spawn "$ROOT/build/cookie_duty" "$k" "$n" $((secs + 8))
+	spawn "$ROOT/build/cookie_duty" "$k" "$n" $((secs + 8)) >"$TMP/duty"
+	# every task started (4,096 cookies take a minute or more to fork)
+	for ((i = 0; i < 1200; i++)); do
+		grep -q '^go ' "$TMP/duty" && break
+		nap 0.5
+	done
 	nap 3
 	prog_stats "$TMP/p0"
 	l0=$(wc -l <"$TMP/sched.out")

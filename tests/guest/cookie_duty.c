@@ -11,12 +11,12 @@
  * Every task waits until all have started (at most CD_START_SECS), so
  * that the busy ones do not slow the forks of the others; then they all
  * run for SECONDS, and each task's finished busy periods are counted.
- * Prints "cookies N tasks T failed F started S progressed P slowest R
- * median M fastest X": F cookies could not be created, S tasks started,
- * P tasks finished at least one busy period in the SECONDS, the slowest
- * task finished R of them, the median one M, the fastest X. Exits 1
- * unless every cookie was created and every task progressed
- * (tests/guest/cookies.sh).
+ * Prints "go S" when they go, then "cookies N tasks T failed F started S
+ * progressed P slowest R median M fastest X": F cookies could not be
+ * created, S tasks started, P tasks finished at least one busy period in
+ * the SECONDS, the slowest task finished R of them, the median one M, the
+ * fastest X. Exits 1 unless every cookie was created and every task
+ * progressed (tests/guest/cookies.sh).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -86,6 +86,14 @@ static void duty(struct board *b, int i)
 	}
 }
 
+/* @nr tasks that will never start: a fork failed. */
+static void lost(struct board *b, int nr, const char *what)
+{
+	fprintf(stderr, "cookie_duty: fork of a %s: %s\n", what,
+		strerror(errno));
+	__atomic_add_fetch(&b->failed_tasks, nr, __ATOMIC_SEQ_CST);
+}
+
 /* One cookie: take it, fork its other @nr - 1 tasks (@first + 1 ...). */
 static int cookie(struct board *b, int first, int nr)
 {
@@ -99,11 +107,16 @@ static int cookie(struct board *b, int first, int nr)
 		__atomic_add_fetch(&b->failed, 1, __ATOMIC_SEQ_CST);
 		return 1;
 	}
-	for (i = 1; i < nr; i++)
-		if (fork() == 0) {
+	for (i = 1; i < nr; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
 			duty(b, first + i);
 			_exit(0);
 		}
+		if (pid < 0)
+			lost(b, 1, "task");
+	}
 	duty(b, first);
 	while (wait(NULL) > 0)
 		;
@@ -129,10 +142,15 @@ static int spawner(struct board *b, int k, int nr, int cookies, int tasks)
 	for (i = k; i < cookies; i += nr) {
 		int first = first_task(i, cookies, tasks);
 
-		if (fork() == 0)
-			_exit(cookie(b, first,
-				     first_task(i + 1, cookies, tasks) -
-					     first));
+		int nr_tasks = first_task(i + 1, cookies, tasks) - first;
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(cookie(b, first, nr_tasks));
+		if (pid < 0) {
+			lost(b, nr_tasks, "cookie");
+			__atomic_add_fetch(&b->failed, 1, __ATOMIC_SEQ_CST);
+		}
 	}
 	while (wait(NULL) > 0)
 		;
@@ -183,6 +201,8 @@ int main(int argc, char **argv)
 	       now_ns() < deadline)
 		nap_ms(50);
 	started = __atomic_load_n(&b->started, __ATOMIC_SEQ_CST);
+	printf("go %d\n", started);
+	fflush(stdout);
 	close(go[1]);
 	for (i = 0; i < tasks; i++)
 		at[i] = __atomic_load_n(&b->runs[i], __ATOMIC_RELAXED);

@@ -54,12 +54,13 @@ spawn stress-ng --quiet --cpu $(((NCPU + 3) / 4)) --timeout 3600
 start=$SECONDS
 "$ROOT/build/cookie_duty" $((n + 1)) $((n + 1)) "$secs" 1 9 >"$TMP/duty" 2>"$TMP/duty.err"
 rc=$?
-info "cookie_duty $((n + 1)) cookies: $(cat "$TMP/duty") in $((SECONDS - start)) s (rc $rc)"
-read -r _ _ _ _ _ failed _ started _ progressed _ <"$TMP/duty"
+result=$(tail -n 1 "$TMP/duty")
+info "cookie_duty $((n + 1)) cookies: $result in $((SECONDS - start)) s (rc $rc)"
+read -r _ _ _ _ _ failed _ started _ progressed _ <<<"$result"
 if [ $rc = 0 ] && [ "$started" = $((n + 1)) ] && [ "$progressed" = $((n + 1)) ]; then
 	pass cookies_all_progress
 else
-	fail cookies_all_progress "$(cat "$TMP/duty") $(head -n 2 "$TMP/duty.err" | tr '\n' '|')"
+	fail cookies_all_progress "$result $(head -n 2 "$TMP/duty.err" | tr '\n' '|')"
 fi
 intervals_after 2
 full=$(slot_full_sum) peak=$(peak_task_cookies)
