@@ -82,6 +82,6 @@ fi
 if [ "$(scx_state)" = enabled ] && ! grep -q "ejected the scheduler" "$TMP/sched.err"; then
 	pass cookies_no_ejection
 else
-	fail cookies_no_ejection "state $(scx_state): $(grep -m 3 -A 2 "ejected" "$TMP/sched.err" | tr '\n' '|')"
+	fail cookies_no_ejection "state $(scx_state): $(grep -m 4 -E "detached|ejected|isolating again" "$TMP/sched.err" | tr '\n' '|')"
 fi
 finish
