@@ -165,6 +165,16 @@ enum cs_class {
 #define CS_OWN_CUR_SHIFT 52
 #define CS_OWN_MASK 0xfffULL /* an owner field: a tagged slot - 1 */
 
+_Static_assert(CS_MAX_TAGGED <= CS_OWN_MASK + 1,
+	       "an owner field holds every tagged slot");
+_Static_assert(CS_SLOT_TBL >= CS_NR_SLOTS &&
+		       (CS_SLOT_TBL & (CS_SLOT_TBL - 1)) == 0,
+	       "per-slot BPF arrays: a power of two holding every slot");
+_Static_assert(CS_LIVE_WORDS <= CS_LIVE_TBL &&
+		       (CS_LIVE_TBL & (CS_LIVE_TBL - 1)) == 0 &&
+		       (CS_LIVE_SUMS & (CS_LIVE_SUMS - 1)) == 0,
+	       "slot bit sets: masked indexes reach every word");
+
 /* A slot that owns a core while claimed or run: a tagged cookie's. */
 static inline bool cs_tagged(__u32 s)
 {

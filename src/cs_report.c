@@ -231,7 +231,7 @@ void cs_interval_print_prom(FILE *f, const struct cs_topo *t,
 	prom_gauge(f, "max_wait_ms", "Worst enqueue-to-run wait in the interval.", iv->max_wait_ms, 3);
 	prom_gauge(f, "transit_retries", "Claims that found a sibling switching (they wait for its commit), in the interval.", (double)iv->transit_retries, 0);
 	prom_gauge(f, "unclaimed_runs", "Runs without a matching claim (load transition, a running task re-queued with a new cookie), in the interval.", (double)iv->unclaimed_runs, 0);
-	prom_gauge(f, "slot_full", "Tasks whose cookie found every slot held (they run alone on their core), in the interval.", (double)iv->slot_full, 0);
+	prom_gauge(f, "slot_full", "Slot requests refused because every slot was held (the task runs alone on its core), in the interval.", (double)iv->slot_full, 0);
 	fflush(f);
 }
 

@@ -29,7 +29,7 @@ struct cs_interval {
 	bool active[CS_NR_SLOTS];
 	double switches_per_s, kicks_per_s, max_wait_ms;
 	__u64 transit_retries, unclaimed_runs;
-	__u64 slot_full; /* tasks whose cookie found no free slot: run alone */
+	__u64 slot_full; /* slot requests refused, all slots held */
 };
 
 /* Compute the interval from snapshot @a to @b. */

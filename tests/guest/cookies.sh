@@ -15,7 +15,7 @@
 #   SCX_TOPO=8x2 tools/vm --cores 8 --threads 2 --mem 4G -- tests/guest/cookies.sh
 . tests/guest/lib.sh
 
-n=${SCX_COOKIES:-4096} # CS_MAX_TAGGED
+n=4096 # CS_MAX_TAGGED: the checks below are about this edge
 secs=${SCX_SECS:-30}
 
 check_topology
