@@ -86,12 +86,16 @@ static void duty(struct board *b, int i)
 	}
 }
 
-/* @nr tasks that will never start: a fork failed. */
-static void lost(struct board *b, int nr, const char *what)
+/*
+ * @nr tasks that will never start (@why failed, errno says how); @cookie:
+ * they were a whole cookie, which was not created.
+ */
+static void lost(struct board *b, int nr, bool cookie, const char *why)
 {
-	fprintf(stderr, "cookie_duty: fork of a %s: %s\n", what,
-		strerror(errno));
+	fprintf(stderr, "cookie_duty: %s: %s\n", why, strerror(errno));
 	__atomic_add_fetch(&b->failed_tasks, nr, __ATOMIC_SEQ_CST);
+	if (cookie)
+		__atomic_add_fetch(&b->failed, 1, __ATOMIC_SEQ_CST);
 }
 
 /* One cookie: take it, fork its other @nr - 1 tasks (@first + 1 ...). */
@@ -101,10 +105,7 @@ static int cookie(struct board *b, int first, int nr)
 
 	if (prctl(PR_SCHED_CORE, PR_SCHED_CORE_CREATE, 0,
 		  PR_SCHED_CORE_SCOPE_THREAD_GROUP, 0)) {
-		fprintf(stderr, "cookie_duty: PR_SCHED_CORE_CREATE: %s\n",
-			strerror(errno));
-		__atomic_add_fetch(&b->failed_tasks, nr, __ATOMIC_SEQ_CST);
-		__atomic_add_fetch(&b->failed, 1, __ATOMIC_SEQ_CST);
+		lost(b, nr, true, "PR_SCHED_CORE_CREATE");
 		return 1;
 	}
 	for (i = 1; i < nr; i++) {
@@ -115,7 +116,7 @@ static int cookie(struct board *b, int first, int nr)
 			_exit(0);
 		}
 		if (pid < 0)
-			lost(b, 1, "task");
+			lost(b, 1, false, "fork of a task");
 	}
 	duty(b, first);
 	while (wait(NULL) > 0)
@@ -141,16 +142,13 @@ static int spawner(struct board *b, int k, int nr, int cookies, int tasks)
 
 	for (i = k; i < cookies; i += nr) {
 		int first = first_task(i, cookies, tasks);
-
 		int nr_tasks = first_task(i + 1, cookies, tasks) - first;
 		pid_t pid = fork();
 
 		if (pid == 0)
 			_exit(cookie(b, first, nr_tasks));
-		if (pid < 0) {
-			lost(b, nr_tasks, "cookie");
-			__atomic_add_fetch(&b->failed, 1, __ATOMIC_SEQ_CST);
-		}
+		if (pid < 0)
+			lost(b, nr_tasks, true, "fork of a cookie");
 	}
 	while (wait(NULL) > 0)
 		;
