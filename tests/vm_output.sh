@@ -8,7 +8,8 @@
 # dies of SIGSEGV: a crash while the guest boots is retried (3 boots in
 # all), a crash while the command runs exits 123 and is not retried; and
 # one whose guest panics on an int3 trap: 123 if memory no longer holds
-# the int3 (a stale translation), 125 if it does. It boots a guest, so run it
+# the int3 (a stale translation), 125 if it does, and a stale one while
+# the guest boots is retried like a crash. It boots a guest, so run it
 # under the guest lock from the repository root (tests/run --guest-only
 # does):  flock /tmp/scx-guest.lock tests/vm_output.sh
 set -u
@@ -66,29 +67,33 @@ done
 n=$(($(cat "$FAKE_DIR/boots" 2>/dev/null || echo 0) + 1))
 echo $n >"$FAKE_DIR/boots"
 [ $n -le "$FAKE_CRASHES" ] && kill -SEGV $$
-: >"$run/started"
-[ "${FAKE_RUN_CRASH:-0}" = 1 ] && kill -SEGV $$
-if [ -n "${FAKE_INT3:-}" ]; then
-	# the guest panics on an int3 trap; FAKE_INT3 is the byte memory holds
-	# where it trapped (cc: a real breakpoint; else a stale one)
+# oops BYTE: the guest panics on an int3 trap; BYTE is the byte memory
+# holds where it trapped (cc: a real breakpoint; else a stale one)
+oops() {
 	cat >"$con" <<EOF3
 Oops: int3: 0000 [#1] PREEMPT SMP NOPTI
 RIP: 0010:bpf_lsm_task_alloc+0x5/0xc
-Code: c3 f3 0f 1e fa $FAKE_INT3 <1f> 44 00 00 31 c0 c3
+Code: c3 f3 0f 1e fa $1 <1f> 44 00 00 31 c0 c3
 Kernel panic - not syncing: Fatal exception in interrupt
 EOF3
 	exit 0
-fi
+}
+[ $n -le "${FAKE_BOOT_INT3:-0}" ] && oops 0f
+: >"$run/started"
+[ "${FAKE_RUN_CRASH:-0}" = 1 ] && kill -SEGV $$
+[ -z "${FAKE_INT3:-}" ] || oops "$FAKE_INT3"
 echo ran
 echo 0 >"$run/status"
 EOF2
 chmod +x "$tmp/bin/qemu-system-x86_64"
 
-# fake_vm CRASHES RUN_CRASH [INT3]: tools/vm with the stand-in; sets rc,
-# boots.
+# fake_vm CRASHES RUN_CRASH [INT3 [BOOT_INT3]]: tools/vm with the
+# stand-in; BOOT_INT3 boots oops on a stale int3 before the command
+# starts. Sets rc, boots.
 fake_vm() {
 	rm -f "$tmp/boots"
 	PATH="$tmp/bin:$PATH" FAKE_DIR=$tmp FAKE_CRASHES=$1 FAKE_RUN_CRASH=$2 FAKE_INT3=${3:-} \
+		FAKE_BOOT_INT3=${4:-0} \
 		tools/vm --kernel "$tmp/kernel" --timeout 60 -- true \
 		>"$tmp/fout" 2>"$tmp/ferr"
 	rc=$?
@@ -120,6 +125,19 @@ if [ $rc = 123 ] && [ "$boots" = 1 ] && grep -q 'int3 its memory no longer holds
 	echo "PASS vm_stale_int3_123"
 else
 	echo "FAIL vm_stale_int3_123: rc=$rc after $boots boots (want 123 after 1, the oops printed), stderr: $(head -n 3 "$tmp/ferr" | tr '\n' '|')"
+fi
+fake_vm 0 0 '' 2
+if [ $rc = 0 ] && [ "$boots" = 3 ] && [ "$(cat "$tmp/fout")" = ran ] &&
+	[ "$(grep -c 'int3 its memory no longer holds while the guest booted.*booting again' "$tmp/ferr")" = 2 ]; then
+	echo "PASS vm_stale_int3_boot_retried"
+else
+	echo "FAIL vm_stale_int3_boot_retried: rc=$rc after $boots boots (want 0 after 3), stdout '$(head -c 100 "$tmp/fout")', stderr: $(head -n 3 "$tmp/ferr" | tr '\n' '|')"
+fi
+fake_vm 0 0 '' 3
+if [ $rc = 125 ] && [ "$boots" = 3 ] && grep -q 'no longer holds while the guest booted, 3 times' "$tmp/ferr"; then
+	echo "PASS vm_stale_int3_boot_gives_up"
+else
+	echo "FAIL vm_stale_int3_boot_gives_up: rc=$rc after $boots boots (want 125 after 3), stderr: $(tail -n 2 "$tmp/ferr" | tr '\n' '|')"
 fi
 fake_vm 0 0 cc
 if [ $rc = 125 ] && grep -q '^Oops: int3' "$tmp/ferr"; then
