@@ -1729,6 +1729,9 @@ void BPF_STRUCT_OPS(cs_exit, struct scx_exit_info *ei)
 				  ei->reason);
 	bpf_probe_read_kernel_str(exit_info.msg, sizeof(exit_info.msg),
 				  ei->msg);
+	if (ei->dump)
+		bpf_probe_read_kernel_str(exit_info.dump,
+					  sizeof(exit_info.dump), ei->dump);
 	exit_info.kind = ei->kind;
 	bpf_ringbuf_output(&exit_rb, &exit_info.kind, sizeof(exit_info.kind),
 			   BPF_RB_FORCE_WAKEUP);
@@ -1867,6 +1870,7 @@ struct sched_ext_ops coresched_ops = {
 	.cpu_offline = (void *)cs_cpu_offline,
 	.init = (void *)cs_init,
 	.exit = (void *)cs_exit,
+	.exit_dump_len = CS_EXIT_DUMP_LEN,
 	.flags = SCX_OPS_ENQ_LAST | SCX_OPS_ENQ_EXITING |
 		 SCX_OPS_KEEP_BUILTIN_IDLE | SCX_OPS_HAS_CGROUP_WEIGHT,
 	.name = CS_OPS_NAME,

@@ -44,11 +44,19 @@ struct cs_slot_stat {
 	__u64 forced_idle_ns; /* sibling forced idle it caused (core_forceidle_sum) */
 };
 
+/*
+ * Bytes of the kernel's debug dump kept when it ejects the scheduler (its
+ * runqueues and the tasks on them, the stalled one first): sched_ext
+ * writes at most this much (ops.exit_dump_len), the loader prints it.
+ */
+#define CS_EXIT_DUMP_LEN 32768
+
 struct cs_exit_info {
 	__s32 kind; /* enum scx_exit_kind, 0 while running */
 	__s64 exit_code;
 	char reason[128];
 	char msg[1024];
+	char dump[CS_EXIT_DUMP_LEN]; /* empty unless the kernel ejected us */
 };
 
 #endif /* __CS_STATS_H */

@@ -693,6 +693,28 @@ static enum run_end sched_wait(struct sched *s, const struct opts *o,
 	return stop ? RUN_STOPPED : RUN_EJECTED;
 }
 
+/*
+ * The kernel's debug dump of an ejection, each line marked so that logs
+ * can be filtered: what every CPU ran and held queued, which is where a
+ * stalled task waited.
+ */
+static void print_dump(const char *dump, size_t size)
+{
+	size_t n = strnlen(dump, size);
+	const char *p = dump, *end = dump + n, *nl;
+
+	fprintf(stderr, "scx_coresched: the kernel's state at the ejection:\n");
+	while (p < end) {
+		nl = memchr(p, '\n', end - p);
+		if (!nl)
+			nl = end;
+		fprintf(stderr, "scx_coresched: dump: %.*s\n", (int)(nl - p), p);
+		p = nl + 1;
+	}
+	if (n == size)
+		fprintf(stderr, "scx_coresched: dump: (cut at %zu bytes)\n", size);
+}
+
 static void log_exit(struct sched *s)
 {
 	struct cs_exit_info *ei = &s->skel->bss->exit_info;
@@ -700,6 +722,8 @@ static void log_exit(struct sched *s)
 	fprintf(stderr, "scx_coresched: detached: %s%s%s\n",
 		ei->reason[0] ? ei->reason : "unknown", ei->msg[0] ? ": " : "",
 		ei->msg);
+	if (ei->dump[0])
+		print_dump(ei->dump, sizeof(ei->dump));
 }
 
 /*
