@@ -104,8 +104,12 @@
  * (pick_cpu); a core's own sets are bit masks over its siblings; each
  * core's state word has a cache line of its own. Up to CS_MAX_TAGGED
  * (4,096) tagged cookies are live at once, each with its slot; picking the
- * most deserving one scans the live slots only (live_sum, then live_mask),
- * so its cost grows with the live cookies, not with the 4,096.
+ * most deserving one looks at the slots with tasks queued (queued_mask,
+ * kept by a count per slot), a word of 64 at a time in the order of a
+ * lower bound on each word's vtimes (queue bounds, include/cs_policy.h):
+ * with 4,096 cookies queued and fresh bounds, one or two words. Cookies
+ * that find no slot share the overflow queue, which runs alone on a core
+ * and competes with a vtime of its own (excl_vt).
  *
  * Modes: strict (default) shares a core only within a cookie; fill also
  * lets untagged (cookie 0) work run beside any cookie; none disables
@@ -154,10 +158,20 @@ u64 slot_wsum[CS_SLOT_TBL]; /* sum of its runnable tasks' weights (not 0's) */
 u64 wsum0_sum, wsum0_at; /* untagged_weight(): the last sum, and when */
 /* Untagged runnable weight added on each CPU (minus what left there). */
 struct cs_pcpu_s64 wsum0[CS_MAX_CPUS];
-u64 live_mask[CS_LIVE_TBL]; /* slots with holders */
-u64 live_sum[CS_LIVE_SUMS]; /* bit k: live_mask[k] may be non-zero */
+u64 live_mask[CS_LIVE_TBL]; /* slots with holders (for the statistics) */
+u64 queued_mask[CS_LIVE_TBL]; /* tagged slots with tasks counted queued */
+u64 queued_bound[CS_LIVE_TBL]; /* per word of queued_mask: cs_qb_* */
+s32 slot_qcnt[CS_SLOT_TBL]; /* its tasks queued: enqueued, not yet run */
 u8 low_bit_tbl[64]; /* cs_low_bit_table(), filled by cs_init */
 u64 vnow; /* vtime of the most deserving cookie, monotonic */
+/*
+ * The overflow queue's vtime (cookies that found no slot, and tasks whose
+ * slot request lost a race): it competes as one cookie of weight 100,
+ * charged for the whole core its tasks hold, so that under load it still
+ * gets its turn (compared with vnow alone, it starved: a task waited 30 s
+ * and the kernel's watchdog ejected the scheduler).
+ */
+u64 excl_vt;
 u16 core_last[CS_MAX_CPUS]; /* last slot claimed on each core */
 u16 core_prev[CS_MAX_CPUS]; /* the slot claimed there before core_last */
 u8 drain_cpu[CS_MAX_CPUS]; /* about to go offline: written by the loader */
@@ -221,28 +235,23 @@ static u64 *wsum_of(u32 s)
 	return &slot_wsum[CS_SLOT_IDX(s)];
 }
 
-/*
- * A slot's bit, then its word's summary bit. A clear that empties a word
- * clears the summary bit, then looks at the word again: a bit set meanwhile
- * by another CPU sets the summary bit again (its own set came after its
- * word's, so one of the two sets lands after the clear).
- */
+/* Word of a slot bit set (live_mask, queued_mask), masked for the verifier. */
+static u32 slot_word(u32 s)
+{
+	u32 k = s >> 6;
+
+	barrier_var(k);
+	return k & (CS_LIVE_TBL - 1);
+}
+
 static void set_live(u32 s, bool live)
 {
-	u32 k = (s >> 6) & (CS_LIVE_TBL - 1);
-	u64 bit = 1ULL << (s & 63), kbit = 1ULL << (k & 63);
-	u64 *sum = &live_sum[(k >> 6) & (CS_LIVE_SUMS - 1)];
+	u64 bit = 1ULL << (s & 63);
 
-	if (live) {
-		__sync_fetch_and_or(&live_mask[k], bit);
-		__sync_fetch_and_or(sum, kbit);
-		return;
-	}
-	if (__sync_fetch_and_and(&live_mask[k], ~bit) != bit)
-		return;
-	__sync_fetch_and_and(sum, ~kbit);
-	if (*(volatile u64 *)&live_mask[k])
-		__sync_fetch_and_or(sum, kbit);
+	if (live)
+		__sync_fetch_and_or(&live_mask[slot_word(s)], bit);
+	else
+		__sync_fetch_and_and(&live_mask[slot_word(s)], ~bit);
 }
 
 static u16 slot_acquire(u64 cookie)
@@ -369,17 +378,97 @@ static void charge_flush(s32 cpu)
  */
 static void vtime_raise(u16 s, u64 floor)
 {
-	u64 v;
+	u64 v, *vt;
 	int i;
 
-	if (s >= CS_NR_SLOTS)
+	if (s == CS_SLOT_EXCL)
+		vt = &excl_vt;
+	else if (s < CS_NR_SLOTS)
+		vt = vtime_of(s);
+	else
 		return;
 	bpf_for(i, 0, 8) {
-		v = *(volatile u64 *)vtime_of(s);
-		if (v >= floor ||
-		    __sync_val_compare_and_swap(vtime_of(s), v, floor) == v)
+		v = *(volatile u64 *)vt;
+		if (v >= floor || __sync_val_compare_and_swap(vt, v, floor) == v)
 			return;
 	}
+}
+
+/*
+ * Losing compare-and-swaps on one word of queue bounds in a row: each loss
+ * is another CPU's update landing, so this many means the scheduler cannot
+ * keep its order, and it stops (fails closed) rather than pick from a
+ * bound that may hide a waiting cookie.
+ */
+#define CS_QB_TRIES 4096
+
+/*
+ * Tagged slot @s's bit is set: when it was clear, or its count was 0
+ * (@was_empty), lower its word's bound to its vtime and count the word's
+ * sequence up (cs_qb_lower, in cs_policy.h).
+ */
+static void queued_mark(u32 s, bool was_empty)
+{
+	u32 k = slot_word(s);
+	u64 bit = 1ULL << (s & 63), w;
+	int i;
+
+	if (!(__sync_fetch_and_or(&queued_mask[k], bit) & bit))
+		was_empty = true;
+	if (!was_empty)
+		return;
+	bpf_for(i, 0, CS_QB_TRIES) {
+		w = *(volatile u64 *)&queued_bound[k];
+		if (__sync_val_compare_and_swap(&queued_bound[k], w,
+						cs_qb_lower(w, *vtime_of(s))) == w)
+			return;
+	}
+	cs_error("slot %u: its queue bound lost %d compare-and-swap races", s,
+		 CS_QB_TRIES);
+}
+
+/*
+ * The queued count. A slot's bit in queued_mask stands for "tasks of
+ * this slot are counted queued", not for "its DSQ is not empty": an insert
+ * from ops.enqueue lands in the DSQ only after ops.enqueue returns, so a
+ * pick that saw the DSQ empty and cleared the bit could race with it and
+ * leave the task queued with no bit, never picked (4,097 cookies did
+ * exactly that, until the watchdog ejected the scheduler). So each task
+ * counts itself in its slot's slot_qcnt[] when ops.enqueue queues it
+ * there (before the insert), and out when it runs or leaves the runqueue
+ * (ops.running, ops.quiescent) or is queued elsewhere; the last one out
+ * clears the bit, then looks at the count again, as one coming in may
+ * have set it just before the clear. Every step is an atomic on our own
+ * words, so the bit is set whenever a count is above 0. A pick passes
+ * over a counted slot whose DSQ is still empty (the insert in flight, or
+ * the task moved to a local DSQ) and leaves its bit.
+ */
+static void queued_enter(struct task_ctx *tctx, u16 s)
+{
+	s32 was = __sync_fetch_and_add(&slot_qcnt[CS_SLOT_IDX(s)], 1);
+
+	tctx->qslot = s;
+	queued_mark(s, was == 0);
+}
+
+static void queued_leave(struct task_ctx *tctx)
+{
+	u16 s = tctx->qslot;
+	s32 was;
+
+	if (!cs_tagged(s))
+		return;
+	tctx->qslot = CS_SLOT_NONE;
+	was = __sync_fetch_and_add(&slot_qcnt[CS_SLOT_IDX(s)], -1);
+	if (was > 1)
+		return;
+	if (was < 1) {
+		cs_error("slot %u: queued count %d went below 0", s, was - 1);
+		return;
+	}
+	__sync_fetch_and_and(&queued_mask[slot_word(s)], ~(1ULL << (s & 63)));
+	if (*(volatile s32 *)&slot_qcnt[CS_SLOT_IDX(s)] > 0)
+		queued_mark(s, true);
 }
 
 /*
@@ -466,50 +555,102 @@ static bool vtime_ordered(u32 slot)
 }
 
 /*
+ * The slots a pick passes over (best_for_core's affinity retries, fill
+ * mode's untagged work), 16 bits each: CS_SLOT_NONE where there is none.
+ */
+static u64 skip_set(u32 a, u32 b, u32 c)
+{
+	return (u64)(a & 0xffff) | (u64)(b & 0xffff) << 16 |
+	       (u64)(c & 0xffff) << 32;
+}
+
+static bool skipped(u32 i, u64 skips)
+{
+	return i == (skips & 0xffff) || i == ((skips >> 16) & 0xffff) ||
+	       i == ((skips >> 32) & 0xffff);
+}
+
+/*
+ * Look at every slot of queued_mask word @k for one queued below *@bvt
+ * (the best so far, *@best), then write the word's exact bound: the lowest
+ * vtime of its counted slots, from the word read before the look (queue
+ * bounds, cs_policy.h). A counted slot whose DSQ is empty is passed over.
+ */
+__attribute__((noinline)) u32 pick_in_word(u32 k, u64 skips, u32 best,
+					   u64 bvt)
+{
+	u64 *qb = &queued_bound[k & (CS_LIVE_TBL - 1)];
+	u64 w0 = *(volatile u64 *)qb, low = ~0ULL, bits, v;
+	s32 j;
+
+	bits = *(volatile u64 *)&queued_mask[k & (CS_LIVE_TBL - 1)];
+	bpf_for(j, 0, 64) {
+		u32 i;
+
+		if (!bits)
+			break;
+		i = k * 64 + low_bit_tbl[cs_low_bit_key(bits)];
+		bits &= bits - 1;
+		if (i >= CS_NR_SLOTS)
+			break;
+		v = *vtime_of(i);
+		if (v < low)
+			low = v;
+		if (v < bvt && !skipped(i, skips) && cs_nr_queued(i) > 0) {
+			best = i;
+			bvt = v;
+		}
+	}
+	__sync_val_compare_and_swap(qb, w0, cs_qb_refresh(w0, low));
+	return best;
+}
+
+/*
  * The most deserving slot with queued tasks, the one with the lowest
  * cookie vtime, other than @skip_a, @skip_b and @skip_c.
  *
- * Only the live slots are looked at: the words of live_mask that
- * live_sum marks, then their bits, so a dispatch or tick with a few
- * cookies costs a few steps, not CS_NR_SLOTS.
+ * The untagged slot is looked at by itself; the tagged ones a word of
+ * queued_mask at a time, the word of the lowest bound first, until no
+ * bound is below the best vtime found (queue bounds, cs_policy.h). So a
+ * dispatch or tick reads CS_LIVE_WORDS bounds per word it looks at, and
+ * looks at one or two words of 64 slots when the bounds are fresh, not at
+ * every live cookie.
  */
 __attribute__((noinline)) u32 pick_best_slot(u32 skip_a, u32 skip_b,
 					     u32 skip_c)
 {
-	u64 bvt = ~0ULL, sum, live;
+	u64 bvt = ~0ULL, looked[2] = {}, skips = skip_set(skip_a, skip_b, skip_c);
 	u32 best = CS_SLOT_NONE;
-	s32 h, k, j;
+	s32 n, j;
 
-	bpf_for(h, 0, CS_LIVE_SUMS) {
-		sum = live_sum[h & (CS_LIVE_SUMS - 1)];
-		bpf_for(k, 0, 64) {
-			u32 word;
+	_Static_assert(CS_LIVE_WORDS <= 128, "looked[] has 128 bits");
+	if (!skipped(0, skips) && cs_nr_queued(0) > 0) {
+		best = 0;
+		bvt = *vtime_of(0);
+	}
+	bpf_for(n, 0, CS_LIVE_WORDS) {
+		u64 low = ~0ULL, b;
+		u32 k = CS_LIVE_WORDS;
 
-			if (!sum)
-				break;
-			word = (u32)h * 64 + low_bit_tbl[cs_low_bit_key(sum)];
-			sum &= sum - 1;
-			live = live_mask[word & (CS_LIVE_TBL - 1)];
-			bpf_for(j, 0, 64) {
-				u32 i;
-
-				if (!live)
-					break;
-				i = word * 64 + low_bit_tbl[cs_low_bit_key(live)];
-				live &= live - 1;
-				if (i >= CS_NR_SLOTS)
-					break;
-				if (i == skip_a || i == skip_b || i == skip_c ||
-				    *vtime_of(i) >= bvt || cs_nr_queued(i) <= 0)
-					continue;
-				best = i;
-				bvt = *vtime_of(i);
+		bpf_for(j, 0, CS_LIVE_WORDS) {
+			if (looked[(j >> 6) & 1] & (1ULL << (j & 63)))
+				continue;
+			b = cs_qb_bound(queued_bound[j & (CS_LIVE_TBL - 1)]);
+			if (b < low) {
+				low = b;
+				k = j;
 			}
 		}
+		if (k >= CS_LIVE_WORDS || low >= bvt)
+			break;
+		looked[(k >> 6) & 1] |= 1ULL << (k & 63);
+		best = pick_in_word(k, skips, best, bvt);
+		if (best < CS_NR_SLOTS)
+			bvt = *vtime_of(best);
 	}
-	if (skip_a != CS_SLOT_EXCL && skip_b != CS_SLOT_EXCL &&
-	    skip_c != CS_SLOT_EXCL && cs_nr_queued(DSQ_EXCL) > 0 &&
-	    (best == CS_SLOT_NONE || vnow < bvt))
+	if (!skipped(CS_SLOT_EXCL, skips) &&
+	    cs_nr_queued(DSQ_EXCL) > 0 &&
+	    (best == CS_SLOT_NONE || excl_vt < bvt))
 		best = CS_SLOT_EXCL;
 	return best;
 }
@@ -528,7 +669,7 @@ static u16 pick_best_but(u64 *best_vt, u16 skip_a, u16 skip_b, u16 skip_c)
 	if (best < CS_NR_SLOTS)
 		*best_vt = *vtime_of(best);
 	else
-		*best_vt = best == CS_SLOT_EXCL ? vnow : VT_NONE;
+		*best_vt = best == CS_SLOT_EXCL ? excl_vt : VT_NONE;
 	return best;
 }
 
@@ -539,6 +680,8 @@ static u16 pick_best(u64 *best_vt)
 
 static u64 slot_vt(u16 s)
 {
+	if (s == CS_SLOT_EXCL)
+		return excl_vt;
 	return s < CS_NR_SLOTS ? *vtime_of(s) : vnow;
 }
 
@@ -1314,16 +1457,29 @@ void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
 		tctx->enq_at = bpf_ktime_get_ns();
 	}
 	if (slot == CS_SLOT_TRUST) {
+		if (tctx)
+			queued_leave(tctx);
 		cs_insert(p, DSQ_TRUST, slice_ns, enq_flags);
 	} else {
+		bool was_empty = false;
+
 		vt = p->scx.dsq_vtime;
 		if (slot < CS_NR_SLOTS) {
 			vt = cs_clamp_vtime(vt, *tvnow_of(slot), slice_ns);
-			if (cs_nr_queued(slot) <= 0)
+			was_empty = cs_nr_queued(slot) <= 0;
+			if (was_empty)
 				vtime_raise(slot, cs_clamp_vtime(0, vnow,
 								 4 * grace_ns));
+		} else if (cs_nr_queued(DSQ_EXCL) <= 0) {
+			vtime_raise(CS_SLOT_EXCL,
+				    cs_clamp_vtime(0, vnow, 4 * grace_ns));
 		}
 		p->scx.dsq_vtime = vt;
+		if (tctx && tctx->qslot != slot) {
+			queued_leave(tctx);
+			if (cs_tagged(slot))
+				queued_enter(tctx, slot);
+		}
 		cs_insert_vtime(p, dsq_of(slot), slice_ns, vt, enq_flags);
 	}
 
@@ -1349,6 +1505,9 @@ static void charge(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
 	if (p->scx.weight)
 		p->scx.dsq_vtime += delta * 100 / p->scx.weight;
 	st->busy_ns += delta;
+	if (s == CS_SLOT_EXCL) /* alone on its core: charged for all of it */
+		__sync_fetch_and_add(&excl_vt,
+				     cs_core_charge(delta, nr_sibs(cpu), 1));
 	if (s >= CS_NR_SLOTS)
 		return;
 	if (st->pend_slot != s || st->pend_cookie != slot_stat(s)->cookie) {
@@ -1389,6 +1548,7 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 	}
 	if (slot < CS_NR_SLOTS && p->scx.dsq_vtime > *tvnow_of(slot))
 		*tvnow_of(slot) = p->scx.dsq_vtime;
+	queued_leave(tctx);
 	/*
 	 * The prev of a dispatch in progress on its CPU, re-queued by a nice,
 	 * affinity or cgroup change made from another CPU while that dispatch
@@ -1521,6 +1681,7 @@ void BPF_STRUCT_OPS(cs_quiescent, struct task_struct *p, u64 deq_flags)
 
 	if (tctx) {
 		weight_move(p, tctx, CS_SLOT_NONE);
+		queued_leave(tctx);
 		tctx->fresh = 0;
 	}
 }
@@ -1602,6 +1763,7 @@ s32 BPF_STRUCT_OPS(cs_init_task, struct task_struct *p,
 		return -ENOMEM;
 	tctx->slot = CS_SLOT_NONE;
 	tctx->wslot = CS_SLOT_NONE;
+	tctx->qslot = CS_SLOT_NONE;
 	/*
 	 * A child gets its parent's cookie here too, inside copy_process(),
 	 * where a failure fails the fork: what the task_alloc LSM hook does
@@ -1634,6 +1796,7 @@ void BPF_STRUCT_OPS(cs_exit_task, struct task_struct *p,
 	if (tctx) {
 		if (tctx->wslot != CS_SLOT_NONE)
 			weight_move(p, tctx, CS_SLOT_NONE);
+		queued_leave(tctx);
 		slot_release(tctx->slot);
 		tctx->slot = CS_SLOT_NONE;
 	}

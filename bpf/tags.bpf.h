@@ -66,6 +66,7 @@ struct task_ctx {
 	u8 fresh; /* slot refreshed by ops.runnable, for the ops.enqueue after */
 	u32 wval; /* weight counted in wslot (0: a cgroup cookie's task) */
 	u16 wcpu; /* slot 0: the CPU whose wsum0 it was added to */
+	u16 qslot; /* tagged slot it is counted queued in (slot_qcnt), or NONE */
 };
 
 struct {
@@ -121,28 +122,21 @@ __attribute__((noinline)) bool slot_in_core_words(u32 s)
 }
 
 /*
- * Take a reference on the slot of @cookie, allocating one if needed; a
- * cookie that finds no free slot, and CS_COOKIE_LOST (a trust domain
- * nobody knows), get CS_SLOT_EXCL (runs alone on its core).
+ * Slot requests that lose a race (another CPU took or freed a slot between
+ * the look at the free list and the lock, or the next free slot is still
+ * named by a core word) are tried again this many times before the cookie
+ * gets CS_SLOT_EXCL for now: with 8 spawners creating cookies at once,
+ * one try sent a cookie with free slots left to the overflow queue.
  */
-static u16 slot_get(u64 cookie, bool *fresh)
+#define CS_SLOT_TRIES 8
+
+/* One try of slot_get(): CS_SLOT_EXCL if it found no slot. */
+static u16 slot_try(struct slot_table *t, u64 cookie, u32 hint, bool *fresh)
 {
-	struct slot_table *t = slots();
-	u32 *hintp, hint, s = CS_SLOT_EXCL, peek;
+	u32 s = CS_SLOT_EXCL, peek;
 	u64 gen;
 	bool named;
 
-	*fresh = false;
-	if (!cookie)
-		return 0;
-	if (!t || cookie == CS_COOKIE_LOST)
-		return CS_SLOT_EXCL;
-	hintp = bpf_map_lookup_elem(&cookie_slot, &cookie);
-	hint = hintp ? *hintp : 0;
-	if (hint >= CS_NR_SLOTS)
-		hint = 0;
-
-	hint = CS_SLOT_IDX(hint);
 	/*
 	 * Checked before the lock (no loops under it), and only when the hint
 	 * does not already name a live slot of this cookie; the generation
@@ -151,7 +145,8 @@ static u16 slot_get(u64 cookie, bool *fresh)
 	gen = *(volatile u64 *)&t->gen;
 	peek = t->fifo[CS_SLOT_IDX(t->head)];
 	named = true;
-	if (!(hint && t->cookie[hint] == cookie && t->ref[hint] > 0))
+	if (!(hint && t->cookie[hint] == cookie && t->ref[hint] > 0) &&
+	    t->nr_free)
 		named = slot_in_core_words(peek);
 	bpf_spin_lock(&t->lock);
 	if (hint && t->cookie[hint] == cookie && t->ref[hint] > 0) {
@@ -176,6 +171,36 @@ static u16 slot_get(u64 cookie, bool *fresh)
 		}
 	}
 	bpf_spin_unlock(&t->lock);
+	return s;
+}
+
+/*
+ * Take a reference on the slot of @cookie, allocating one if needed; a
+ * cookie that finds no free slot, and CS_COOKIE_LOST (a trust domain
+ * nobody knows), get CS_SLOT_EXCL (runs alone on its core).
+ */
+static u16 slot_get(u64 cookie, bool *fresh)
+{
+	struct slot_table *t = slots();
+	u32 *hintp, hint;
+	u16 s = CS_SLOT_EXCL;
+	int i;
+
+	*fresh = false;
+	if (!cookie)
+		return 0;
+	if (!t || cookie == CS_COOKIE_LOST)
+		return CS_SLOT_EXCL;
+	hintp = bpf_map_lookup_elem(&cookie_slot, &cookie);
+	hint = hintp ? *hintp : 0;
+	if (hint >= CS_NR_SLOTS)
+		hint = 0;
+	hint = CS_SLOT_IDX(hint);
+	bpf_for(i, 0, CS_SLOT_TRIES) {
+		s = slot_try(t, cookie, hint, fresh);
+		if (s != CS_SLOT_EXCL || !t->nr_free)
+			break;
+	}
 	if (s == CS_SLOT_EXCL && !t->nr_free)
 		__sync_fetch_and_add(&slot_full, 1);
 	return s;

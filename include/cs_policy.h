@@ -93,13 +93,12 @@
 #define CS_SLOT_EXCL 0xfffe
 #define CS_SLOT_TRUST 0xfffd
 /*
- * Live slots, a bit each: CS_LIVE_WORDS words of 64 bits, in an array of
- * CS_LIVE_TBL (a power of two, for masked BPF indexes), and a summary bit
- * per word that may be non-zero, so that a scan skips empty words.
+ * Slot bit sets (the live slots, the queued ones): CS_LIVE_WORDS words of
+ * 64 bits, in an array of CS_LIVE_TBL (a power of two, for masked BPF
+ * indexes).
  */
 #define CS_LIVE_WORDS ((CS_NR_SLOTS + 63) / 64)
 #define CS_LIVE_TBL 128
-#define CS_LIVE_SUMS ((CS_LIVE_WORDS + 63) / 64)
 #define CS_WORD_IDLE 0ULL /* every next and cur is NONE */
 
 /*
@@ -120,6 +119,70 @@ static inline __u32 cs_slot_idx(__u32 s)
 }
 
 #define CS_SLOT_IDX(s) cs_slot_idx(s)
+
+/*
+ * Queue bounds. Picking the most deserving cookie looks at the tagged
+ * slots with tasks queued (a bit each, set while the slot's queued count
+ * is above 0, by words of 64 slots) a word at a time, in the order of a lower bound on the vtimes in each
+ * word, and stops at the first word whose bound is not below the best
+ * vtime found: with every bound exact, one word of 64 slots is looked at,
+ * not the 4,096. A word's bound (cs_qb_*) packs the bound, in units of
+ * 2^CS_QB_SHIFT ns, above a 16-bit sequence number:
+ *
+ *   - a slot that becomes queued lowers its word's bound to its vtime if
+ *     that is lower, and counts the sequence up either way (cs_qb_lower);
+ *   - a pick that looked at every slot of a word writes their lowest vtime
+ *     as the new bound (cs_qb_refresh), by compare-and-swap from the word
+ *     it read before looking: a slot that became queued meanwhile changed
+ *     the sequence, so the stale bound is not written over its vtime.
+ *
+ * Vtimes only grow while a cookie holds its slot, so a bound once written
+ * stays a lower bound; it goes stale (too low) as the cookies run, and the
+ * next pick that looks at the word makes it exact again. Example: words
+ * 0 and 1 with bounds 10 and 12 ms; the pick looks at word 0, whose best
+ * queued cookie is now at 13 ms (its 10 ms cookie ran), writes 13 ms, then
+ * looks at word 1 (12 < 13) and takes its 12 ms cookie; the next pick
+ * starts with word 1.
+ */
+#define CS_QB_SHIFT 10
+#define CS_QB_SEQ_BITS 16
+#define CS_QB_SEQ_MASK ((1ULL << CS_QB_SEQ_BITS) - 1)
+#define CS_QB_NONE (~0ULL >> CS_QB_SEQ_BITS) /* bound of a word with none */
+
+/* A word's bound in ns (rounded down), ~0 if the word has none queued. */
+static inline __u64 cs_qb_bound(__u64 w)
+{
+	__u64 b = w >> CS_QB_SEQ_BITS;
+
+	return b == CS_QB_NONE ? ~0ULL : b << CS_QB_SHIFT;
+}
+
+/* The word for bound @ns (~0: none queued) and sequence number @seq. */
+static inline __u64 cs_qb_pack(__u64 ns, __u64 seq)
+{
+	__u64 b = ns >> CS_QB_SHIFT;
+
+	/* A vtime past 2^58 ns keeps a bound below it, never "none". */
+	if (ns == ~0ULL)
+		b = CS_QB_NONE;
+	else if (b >= CS_QB_NONE)
+		b = CS_QB_NONE - 1;
+	return b << CS_QB_SEQ_BITS | (seq & CS_QB_SEQ_MASK);
+}
+
+/* @w after a slot of vtime @vt became queued in its word. */
+static inline __u64 cs_qb_lower(__u64 w, __u64 vt)
+{
+	__u64 b = cs_qb_bound(w);
+
+	return cs_qb_pack(vt < b ? vt : b, (w & CS_QB_SEQ_MASK) + 1);
+}
+
+/* @w with the lowest vtime of its queued slots, @min (~0: none), found. */
+static inline __u64 cs_qb_refresh(__u64 w, __u64 min)
+{
+	return cs_qb_pack(min, w & CS_QB_SEQ_MASK);
+}
 
 /*
  * One core's state word, alone on its cache line: the siblings of one
@@ -171,8 +234,7 @@ _Static_assert(CS_SLOT_TBL >= CS_NR_SLOTS &&
 		       (CS_SLOT_TBL & (CS_SLOT_TBL - 1)) == 0,
 	       "per-slot BPF arrays: a power of two holding every slot");
 _Static_assert(CS_LIVE_WORDS <= CS_LIVE_TBL &&
-		       (CS_LIVE_TBL & (CS_LIVE_TBL - 1)) == 0 &&
-		       (CS_LIVE_SUMS & (CS_LIVE_SUMS - 1)) == 0,
+		       (CS_LIVE_TBL & (CS_LIVE_TBL - 1)) == 0,
 	       "slot bit sets: masked indexes reach every word");
 
 /* A slot that owns a core while claimed or run: a tagged cookie's. */

@@ -1258,6 +1258,60 @@ static bool test_policy_low_bit(void)
 	return true;
 }
 
+/*
+ * Queue bounds (cs_qb_*): a bound is never above the vtime it was made
+ * from, keeps its sequence number, and every lowering changes the word, so
+ * a pick's compare-and-swap from the word it read before looking fails
+ * when a slot became queued meanwhile, whatever its vtime.
+ */
+static bool test_policy_queue_bound(void)
+{
+	const __u64 vts[] = { 0, 1, 1023, 1024, 5000000, 1ULL << 40,
+			      (1ULL << 58) - 1, 1ULL << 58, 1ULL << 62,
+			      ~0ULL - 1 };
+	const __u64 seqs[] = { 0, 1, 7, CS_QB_SEQ_MASK };
+	int i, j, k;
+
+	CHECK_EQ(cs_qb_bound(cs_qb_pack(~0ULL, 3)), ~0ULL);
+	CHECK_EQ(cs_qb_pack(~0ULL, 3) & CS_QB_SEQ_MASK, 3);
+	for (i = 0; i < ARRAY_SIZE(vts); i++) {
+		for (j = 0; j < ARRAY_SIZE(seqs); j++) {
+			__u64 w = cs_qb_pack(vts[i], seqs[j]), b = cs_qb_bound(w);
+
+			CHECK(b <= vts[i], "bound %llu above vtime %llu",
+			      (unsigned long long)b,
+			      (unsigned long long)vts[i]);
+			CHECK(b != ~0ULL, "vtime %llu packed as none queued",
+			      (unsigned long long)vts[i]);
+			if (vts[i] < (CS_QB_NONE - 1) << CS_QB_SHIFT)
+				CHECK(vts[i] - b < (1ULL << CS_QB_SHIFT),
+				      "bound %llu of %llu: rounded too far",
+				      (unsigned long long)b,
+				      (unsigned long long)vts[i]);
+			CHECK_EQ(w & CS_QB_SEQ_MASK, seqs[j]);
+			CHECK_EQ(cs_qb_refresh(w, vts[i]), w);
+			for (k = 0; k < ARRAY_SIZE(vts); k++) {
+				__u64 l = cs_qb_lower(w, vts[k]);
+				__u64 want = vts[k] < b ? vts[k] : b;
+
+				CHECK(l != w, "lowering by %llu left the word as it was",
+				      (unsigned long long)vts[k]);
+				CHECK(cs_qb_bound(l) <= want,
+				      "lowered bound %llu above %llu",
+				      (unsigned long long)cs_qb_bound(l),
+				      (unsigned long long)want);
+				CHECK_EQ(l & CS_QB_SEQ_MASK,
+					 (seqs[j] + 1) & CS_QB_SEQ_MASK);
+				CHECK_EQ(cs_qb_refresh(l, ~0ULL) & CS_QB_SEQ_MASK,
+					 l & CS_QB_SEQ_MASK);
+			}
+		}
+	}
+	/* A word with none queued, lowered: bounded by the new vtime. */
+	CHECK_EQ(cs_qb_bound(cs_qb_lower(cs_qb_pack(~0ULL, 0), 4096)), 4096);
+	return true;
+}
+
 int main(void)
 {
 	RUN(policy_word_layout);
@@ -1299,6 +1353,7 @@ int main(void)
 	RUN(policy_scale_zero_weight);
 	RUN(policy_should_yield);
 	RUN(policy_low_bit);
+	RUN(policy_queue_bound);
 	RUN(policy_clamp_vtime);
 	RUN(policy_clamp_vtime_no_underflow);
 	RUN(task_cookie_no_digit_runs);
