@@ -10,6 +10,9 @@
 # callback (run_time_ns / run_cnt of its program) and forced idle. Prints
 #   scale ncpu=N cookies=K prog=NAME calls=C ns_per_call=X
 #   scale ncpu=N cookies=K forced_idle_pct=F
+#   scale ncpu=N cookies=K ejections=E
+# (E: times the kernel ejected the scheduler during that count's run; a
+# restart makes new programs, so their figures are missing then.)
 # Run from the repository root in a tools/vm guest (bench/scale does).
 . tests/guest/lib.sh
 
@@ -32,6 +35,7 @@ if ! start_sched --stats 1 --json; then
 	echo "scale: the scheduler did not start: $(tail -n 2 "$TMP/sched.err")" >&2
 	exit 1
 fi
+ej0=0
 for k in $cookies; do
 	# 2 x NCPU tasks in all (at least one per cookie), prctl cookies
 	n=$((2 * NCPU > k ? 2 * NCPU : k))
@@ -59,6 +63,9 @@ import json, sys
 v = [json.loads(l)["forced_idle_pct"] for l in sys.stdin if l.startswith("{")]
 print("%.2f" % (sum(v) / len(v)) if v else "nan")')
 	echo "scale ncpu=$NCPU cookies=$k forced_idle_pct=$fi"
+	ej=$(grep -c 'ejected the scheduler' "$TMP/sched.err")
+	echo "scale ncpu=$NCPU cookies=$k ejections=$((ej - ej0))"
+	ej0=$ej
 	stop_bg
 	pkill -f cookie_duty
 done

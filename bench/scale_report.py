@@ -21,7 +21,7 @@ def parse(path):
 def main():
     out = sys.argv[1]
     rows = parse(os.path.join(out, "scale.txt"))
-    cost, calls, fi, secs = {}, {}, {}, {}
+    cost, calls, fi, secs, ej = {}, {}, {}, {}, {}
     for r in rows:
         key = (int(r["ncpu"]), int(r["cookies"]))
         if "prog" in r:
@@ -30,6 +30,8 @@ def main():
             secs[key] = float(r.get("secs", 10))
         elif "forced_idle_pct" in r:
             fi[key] = r["forced_idle_pct"]
+        elif "ejections" in r:
+            ej[key] = r["ejections"]
     cpus = sorted({k[0] for k in fi} | {k[0] for k in cost})
     cookies = sorted({k[1] for k in fi} | {k[1] for k in cost})
     md = ["# scx_coresched: BPF cost per call as the machine grows", "",
@@ -57,6 +59,8 @@ def main():
         md.append("| dispatch calls/s/vCPU | %s | |" % " | ".join(
             "%.0f" % (calls[(n, k, "cs_dispatch")] / n / secs[(n, k)])
             if (n, k, "cs_dispatch") in calls else "-" for n in cpus))
+        md.append("| ejections (watchdog) | %s | |" % " | ".join(
+            ej.get((n, k), "-") for n in cpus))
         md.append("")
         svg = bar_chart("ns per BPF call, %d cookies" % k,
                         [p[3:] for p in PROGS],
