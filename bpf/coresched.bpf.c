@@ -107,7 +107,8 @@
  * most deserving one looks at the slots with tasks queued (queued_mask,
  * kept by a count per slot), a word of 64 at a time in the order of a
  * lower bound on each word's vtimes (queue bounds, include/cs_policy.h):
- * with 4,096 cookies queued and fresh bounds, one or two words. Cookies
+ * with 4,096 cookies queued and fresh bounds, one or two words (more
+ * while counted slots' tasks wait in local DSQs, their DSQs empty). Cookies
  * that find no slot share the overflow queue, which runs alone on a core
  * and competes with a vtime of its own (excl_vt).
  *
@@ -410,7 +411,7 @@ static void vtime_raise(u16 s, u64 floor)
 static void queued_mark(u32 s, bool was_empty)
 {
 	u32 k = slot_word(s);
-	u64 bit = 1ULL << (s & 63), w;
+	u64 bit = 1ULL << (s & 63), w, nw;
 	int i;
 
 	if (!(__sync_fetch_and_or(&queued_mask[k], bit) & bit))
@@ -419,8 +420,8 @@ static void queued_mark(u32 s, bool was_empty)
 		return;
 	bpf_for(i, 0, CS_QB_TRIES) {
 		w = *(volatile u64 *)&queued_bound[k];
-		if (__sync_val_compare_and_swap(&queued_bound[k], w,
-						cs_qb_lower(w, *vtime_of(s))) == w)
+		nw = cs_qb_lower(w, *vtime_of(s));
+		if (__sync_val_compare_and_swap(&queued_bound[k], w, nw) == w)
 			return;
 	}
 	cs_error("slot %u: its queue bound lost %d compare-and-swap races", s,
@@ -428,20 +429,27 @@ static void queued_mark(u32 s, bool was_empty)
 }
 
 /*
- * The queued count. A slot's bit in queued_mask stands for "tasks of
- * this slot are counted queued", not for "its DSQ is not empty": an insert
- * from ops.enqueue lands in the DSQ only after ops.enqueue returns, so a
- * pick that saw the DSQ empty and cleared the bit could race with it and
- * leave the task queued with no bit, never picked (4,097 cookies did
- * exactly that, until the watchdog ejected the scheduler). So each task
- * counts itself in its slot's slot_qcnt[] when ops.enqueue queues it
- * there (before the insert), and out when it runs or leaves the runqueue
- * (ops.running, ops.quiescent) or is queued elsewhere; the last one out
- * clears the bit, then looks at the count again, as one coming in may
- * have set it just before the clear. Every step is an atomic on our own
- * words, so the bit is set whenever a count is above 0. A pick passes
- * over a counted slot whose DSQ is still empty (the insert in flight, or
- * the task moved to a local DSQ) and leaves its bit.
+ * The queued count. A slot's bit in queued_mask stands for "tasks of this
+ * slot are counted queued", not for "its DSQ is not empty": an insert from
+ * ops.enqueue lands in the DSQ only after ops.enqueue returns, so a pick
+ * that saw the DSQ empty and cleared the bit could race with it and leave
+ * the task queued with no bit, never picked (a first version of this pick
+ * did that at 4,097 cookies, until the watchdog ejected the scheduler).
+ * So each task counts itself in its slot's slot_qcnt[] when ops.enqueue
+ * queues it there (before the insert), and out when it runs or leaves the
+ * runqueue (ops.running, ops.quiescent) or is queued elsewhere; the last
+ * one out clears the bit, then looks at the count again, as one coming in
+ * may have set it just before the clear. Every step is an atomic on our
+ * own words, so a count above 0 has its bit, but for the moment between
+ * such a clear and its second look (a dispatch then may find nothing and
+ * idle until the next dispatch or tick). A pick passes over a counted
+ * slot whose DSQ is still empty (the insert in flight, or the task moved
+ * to a local DSQ) and leaves its bit.
+ *
+ * Known gap: refresh() releases a task's old slot before its count
+ * leaves it; a cookie that takes that slot fresh meanwhile (vtime vnow,
+ * perhaps below its word's bound) finds the bit set and does not lower
+ * the bound, so its word may be looked at late until a pick refreshes it.
  */
 static void queued_enter(struct task_ctx *tctx, u16 s)
 {
@@ -576,8 +584,7 @@ static bool skipped(u32 i, u64 skips)
  * vtime of its counted slots, from the word read before the look (queue
  * bounds, cs_policy.h). A counted slot whose DSQ is empty is passed over.
  */
-__attribute__((noinline)) u32 pick_in_word(u32 k, u64 skips, u32 best,
-					   u64 bvt)
+__attribute__((noinline)) u32 pick_in_word(u32 k, u64 skips, u32 best, u64 bvt)
 {
 	u64 *qb = &queued_bound[k & (CS_LIVE_TBL - 1)];
 	u64 w0 = *(volatile u64 *)qb, low = ~0ULL, bits, v;
@@ -616,10 +623,10 @@ __attribute__((noinline)) u32 pick_in_word(u32 k, u64 skips, u32 best,
  * looks at one or two words of 64 slots when the bounds are fresh, not at
  * every live cookie.
  */
-__attribute__((noinline)) u32 pick_best_slot(u32 skip_a, u32 skip_b,
-					     u32 skip_c)
+__attribute__((noinline)) u32 pick_best_slot(u32 skip_a, u32 skip_b, u32 skip_c)
 {
-	u64 bvt = ~0ULL, looked[2] = {}, skips = skip_set(skip_a, skip_b, skip_c);
+	u64 bvt = ~0ULL, looked[2] = {},
+	    skips = skip_set(skip_a, skip_b, skip_c);
 	u32 best = CS_SLOT_NONE;
 	s32 n, j;
 
@@ -648,8 +655,7 @@ __attribute__((noinline)) u32 pick_best_slot(u32 skip_a, u32 skip_b,
 		if (best < CS_NR_SLOTS)
 			bvt = *vtime_of(best);
 	}
-	if (!skipped(CS_SLOT_EXCL, skips) &&
-	    cs_nr_queued(DSQ_EXCL) > 0 &&
+	if (!skipped(CS_SLOT_EXCL, skips) && cs_nr_queued(DSQ_EXCL) > 0 &&
 	    (best == CS_SLOT_NONE || excl_vt < bvt))
 		best = CS_SLOT_EXCL;
 	return best;

@@ -711,8 +711,9 @@ static void print_dump(const char *dump, size_t size)
 		fprintf(stderr, "scx_coresched: dump: %.*s\n", (int)(nl - p), p);
 		p = nl + 1;
 	}
-	if (n == size)
-		fprintf(stderr, "scx_coresched: dump: (cut at %zu bytes)\n", size);
+	/* bpf_probe_read_kernel_str() keeps a NUL: a full buffer holds size - 1 */
+	if (n + 1 >= size)
+		fprintf(stderr, "scx_coresched: dump: (cut at %zu bytes)\n", n);
 }
 
 static void log_exit(struct sched *s)
