@@ -586,11 +586,11 @@ static bool skipped(u32 i, u64 skips)
  */
 __attribute__((noinline)) u32 pick_in_word(u32 k, u64 skips, u32 best, u64 bvt)
 {
-	u64 *qb = &queued_bound[k & (CS_LIVE_TBL - 1)];
+	u64 *qb = &queued_bound[slot_word(k * 64)];
 	u64 w0 = *(volatile u64 *)qb, low = ~0ULL, bits, v;
 	s32 j;
 
-	bits = *(volatile u64 *)&queued_mask[k & (CS_LIVE_TBL - 1)];
+	bits = *(volatile u64 *)&queued_mask[slot_word(k * 64)];
 	bpf_for(j, 0, 64) {
 		u32 i;
 
