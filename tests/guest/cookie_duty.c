@@ -11,22 +11,35 @@
  * Every task waits until all have started (at most CD_START_SECS), so
  * that the busy ones do not slow the forks of the others; then they all
  * run for SECONDS, and each task's finished busy periods are counted.
+ * They wait on a futex, woken at once. (They waited for a pipe's EOF
+ * before: all of them then took the pipe's mutex in turn, spinning on
+ * it, and some cookies paid ten times the core time of others before
+ * their first busy period, a debt the scheduler's fairness then made
+ * them repay by waiting.)
  * Prints "go S" when they go, then "cookies N tasks T failed F started S
- * progressed P slowest R median M fastest X": F cookies could not be
- * created, S tasks started, P tasks finished at least one busy period in
- * the SECONDS, the slowest task finished R of them, the median one M, the
- * fastest X. Exits 1 unless every cookie was created and every task
- * progressed (tests/guest/cookies.sh).
+ * progressed P slowest R median M fastest X start A window W": F cookies
+ * could not be created, S tasks started, P tasks finished at least one
+ * busy period in the SECONDS, the slowest task finished R of them, the
+ * median one M, the fastest X; starting took A seconds, and this process
+ * woke W seconds after they went (more than SECONDS when it waited for a
+ * CPU: untagged, it shares one cookie's turn). Only busy periods that
+ * ended within the SECONDS count, however late this process looks. Exits 1 unless every cookie was created and every task
+ * progressed (tests/guest/cookies.sh). With CD_RUNS=FILE in the
+ * environment, each task's count goes to FILE too ("TASK RUNS" a line;
+ * task i is of cookie i when there are as many tasks as cookies).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #define CD_START_SECS 300 /* for every task to start */
@@ -38,7 +51,8 @@
  * the tasks they would have had, and each task's runs.
  */
 struct board {
-	int started, stop, failed, failed_tasks;
+	int started, go, stop, failed, failed_tasks;
+	long long until; /* busy periods count if they end before this */
 	unsigned long runs[];
 };
 
@@ -65,23 +79,21 @@ static int cmp_ulong(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int go_fd = -1; /* a pipe's read end: EOF once every task started */
 static long busy_ms = 6, sleep_ms = 4;
 
 /* Work, sleep, until told to stop; count the work in runs[@i]. */
 static void duty(struct board *b, int i)
 {
-	char c;
-
 	__atomic_add_fetch(&b->started, 1, __ATOMIC_SEQ_CST);
-	while (read(go_fd, &c, 1) < 0 && errno == EINTR)
-		;
+	while (!__atomic_load_n(&b->go, __ATOMIC_SEQ_CST))
+		syscall(SYS_futex, &b->go, FUTEX_WAIT, 0, NULL, NULL, 0);
 	while (!__atomic_load_n(&b->stop, __ATOMIC_SEQ_CST)) {
 		long long until = now_ns() + busy_ms * 1000000;
 
 		while (now_ns() < until)
 			;
-		__atomic_add_fetch(&b->runs[i], 1, __ATOMIC_RELAXED);
+		if (until <= b->until)
+			__atomic_add_fetch(&b->runs[i], 1, __ATOMIC_RELAXED);
 		nap_ms(sleep_ms);
 	}
 }
@@ -155,15 +167,31 @@ static int spawner(struct board *b, int k, int nr, int cookies, int tasks)
 	return 0;
 }
 
+/* With CD_RUNS=FILE: each task's busy periods, "TASK RUNS" a line. */
+static void write_runs(const char *path, const unsigned long *at, int tasks)
+{
+	FILE *f = path ? fopen(path, "w") : NULL;
+	int i;
+
+	if (path && !f) {
+		fprintf(stderr, "cookie_duty: %s: %s\n", path, strerror(errno));
+		return;
+	}
+	for (i = 0; f && i < tasks; i++)
+		fprintf(f, "%d %lu\n", i, at[i]);
+	if (f)
+		fclose(f);
+}
+
 int main(int argc, char **argv)
 {
 	bool ok = argc == 4 || argc == 6;
 	int cookies = ok ? atoi(argv[1]) : 0;
 	int tasks = ok ? atoi(argv[2]) : 0;
 	int secs = ok ? atoi(argv[3]) : 0;
-	int i, started, progressed = 0, go[2], nr_spawners;
+	int i, started, progressed = 0, nr_spawners;
 	unsigned long *at;
-	long long deadline;
+	long long deadline, start_at = now_ns(), go_at, end_at;
 	struct board *b;
 
 	if (argc == 6) {
@@ -180,17 +208,14 @@ int main(int argc, char **argv)
 	b = mmap(NULL, sizeof(*b) + tasks * sizeof(b->runs[0]),
 		 PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	at = calloc(tasks, sizeof(*at));
-	if (b == MAP_FAILED || !at || pipe(go)) {
-		perror("cookie_duty: memory or pipe");
+	if (b == MAP_FAILED || !at) {
+		perror("cookie_duty: memory");
 		return 1;
 	}
-	go_fd = go[0];
 	nr_spawners = cookies < CD_SPAWNERS ? cookies : CD_SPAWNERS;
 	for (i = 0; i < nr_spawners; i++)
-		if (fork() == 0) {
-			close(go[1]);
+		if (fork() == 0)
 			_exit(spawner(b, i, nr_spawners, cookies, tasks));
-		}
 	deadline = now_ns() + CD_START_SECS * 1000000000LL;
 	while (__atomic_load_n(&b->started, __ATOMIC_SEQ_CST) +
 			       __atomic_load_n(&b->failed_tasks,
@@ -201,20 +226,27 @@ int main(int argc, char **argv)
 	started = __atomic_load_n(&b->started, __ATOMIC_SEQ_CST);
 	printf("go %d\n", started);
 	fflush(stdout);
-	close(go[1]);
+	go_at = now_ns();
+	b->until = go_at + secs * 1000000000LL;
 	for (i = 0; i < tasks; i++)
 		at[i] = __atomic_load_n(&b->runs[i], __ATOMIC_RELAXED);
+	__atomic_store_n(&b->go, 1, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, &b->go, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 	nap_ms(secs * 1000L);
+	end_at = now_ns();
+	/* Every task gone: each period that ended in time is counted. */
+	__atomic_store_n(&b->stop, 1, __ATOMIC_SEQ_CST);
+	while (wait(NULL) > 0)
+		;
 	for (i = 0; i < tasks; i++) {
 		at[i] = __atomic_load_n(&b->runs[i], __ATOMIC_RELAXED) - at[i];
 		progressed += at[i] > 0;
 	}
+	write_runs(getenv("CD_RUNS"), at, tasks);
 	qsort(at, tasks, sizeof(*at), cmp_ulong);
-	__atomic_store_n(&b->stop, 1, __ATOMIC_SEQ_CST);
-	while (wait(NULL) > 0)
-		;
-	printf("cookies %d tasks %d failed %d started %d progressed %d slowest %lu median %lu fastest %lu\n",
+	printf("cookies %d tasks %d failed %d started %d progressed %d slowest %lu median %lu fastest %lu start %.1f window %.1f\n",
 	       cookies, tasks, b->failed, started, progressed, at[0],
-	       at[tasks / 2], at[tasks - 1]);
+	       at[tasks / 2], at[tasks - 1], (go_at - start_at) / 1e9,
+	       (end_at - go_at) / 1e9);
 	return b->failed || progressed < tasks ? 1 : 0;
 }

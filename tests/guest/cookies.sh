@@ -72,7 +72,7 @@ else
 fi
 
 end_observer "$TMP/obs"
-info "observer: overlap_ns=$OBS_OV switches=$OBS_SW windows=$(field "$TMP/obs" overlap_windows) lost=$(field "$TMP/obs" lost_events)"
+info "observer: overlap_ns=$OBS_OV switches=$OBS_SW windows=$(field "$TMP/obs" overlap_windows) lost=$(field "$TMP/obs" lost_events) max_wait_ns=$(field "$TMP/obs" max_wait_ns) ($(field "$TMP/obs" max_wait_comm))"
 if [ "$OBS_RC" = 0 ] && [ "$OBS_OV" = 0 ] && [ "${OBS_SW:-0}" -gt 0 ]; then
 	pass cookies_isolation
 else
