@@ -58,7 +58,13 @@
  *    is due: due_here): the holders are kicked, and the last one out
  *    claims the new cookie.
  *    Inside a cookie, tasks are ordered by their own weighted vtime. Idle
- *    cookies come back no further than a few slices behind (no banking).
+ *    cookies come back no further than a few slices behind (no banking),
+ *    and no further than the clock (vnow) moved since they last ran
+ *    (cs_wake_floor): a cookie that sleeps briefly between short runs
+ *    cannot pass a waiting cookie again and again. Nor do they come back
+ *    more than as far ahead (in core time at their weight): a debt
+ *    beyond that is dropped, so no cookie waits minutes among thousands
+ *    (cs_wake_vtime).
  *    Affinity: a core follows the most deserving cookie that can run on
  *    it; a cookie none of whose first CS_PEEK_TASKS queued tasks may run
  *    on the core is passed over (best_for_core). On 2x2, cookie B's tasks
@@ -173,6 +179,11 @@ u64 vnow; /* vtime of the most deserving cookie, monotonic */
  * and the kernel's watchdog ejected the scheduler).
  */
 u64 excl_vt;
+/*
+ * vnow when the cookie last started a task: how much wake credit it has
+ * earned since (cs_wake_floor).
+ */
+u64 slot_vseen[CS_SLOT_TBL];
 u16 core_last[CS_MAX_CPUS]; /* last slot claimed on each core */
 u16 core_prev[CS_MAX_CPUS]; /* the slot claimed there before core_last */
 u8 drain_cpu[CS_MAX_CPUS]; /* about to go offline: written by the loader */
@@ -226,6 +237,26 @@ static u64 *vtime_of(u32 s)
 	return &slot_vtime[CS_SLOT_IDX(s)];
 }
 
+/* The vtime the slot competes with: the overflow queue's too; or NULL. */
+static u64 *vt_ptr(u32 s)
+{
+	if (s == CS_SLOT_EXCL)
+		return &excl_vt;
+	return s < CS_NR_SLOTS ? vtime_of(s) : NULL;
+}
+
+/*
+ * The overflow queue keeps its clocks in the per-slot tables too, at an
+ * index no real slot has (slot_vseen, slot_tvnow).
+ */
+_Static_assert((CS_SLOT_EXCL & (CS_SLOT_TBL - 1)) >= CS_NR_SLOTS,
+	       "the overflow queue's table entries are nobody else's");
+
+static u64 *vseen_of(u32 s)
+{
+	return &slot_vseen[CS_SLOT_IDX(s)];
+}
+
 static u64 *tvnow_of(u32 s)
 {
 	return &slot_tvnow[CS_SLOT_IDX(s)];
@@ -264,6 +295,7 @@ static u16 slot_acquire(u64 cookie)
 		/* A new owner's counters start from zero (see cs_report.c). */
 		*slot_stat(s) = (struct cs_slot_stat){ .cookie = cookie };
 		*vtime_of(s) = vnow;
+		*vseen_of(s) = vnow;
 		*tvnow_of(s) = 0;
 		*wsum_of(s) = 0;
 		set_live(s, true);
@@ -374,23 +406,24 @@ static void charge_flush(s32 cpu)
 }
 
 /*
- * Raise the cookie's vtime to at least @floor: a compare-and-swap, as
- * charge_flush() adds to it from other CPUs at the same time.
+ * A cookie whose queue was empty comes back: its vtime between its earned
+ * credit and its debt cap (cs_wake_vtime). A compare-and-swap, as
+ * charge_flush() adds to it from other CPUs at the same time; after 8
+ * losses in a row, it stays where the charges put it (nothing unsafe:
+ * only the order between cookies bends).
  */
-static void vtime_raise(u16 s, u64 floor)
+static void vtime_place(u16 s)
 {
-	u64 v, *vt;
+	u64 v, nv, *vt = vt_ptr(s), now = vnow, seen = *vseen_of(s),
+		   w = slot_weight(s);
 	int i;
 
-	if (s == CS_SLOT_EXCL)
-		vt = &excl_vt;
-	else if (s < CS_NR_SLOTS)
-		vt = vtime_of(s);
-	else
+	if (!vt)
 		return;
 	bpf_for(i, 0, 8) {
 		v = *(volatile u64 *)vt;
-		if (v >= floor || __sync_val_compare_and_swap(vt, v, floor) == v)
+		nv = cs_wake_vtime(v, now, seen, 4 * grace_ns, w);
+		if (nv == v || __sync_val_compare_and_swap(vt, v, nv) == v)
 			return;
 	}
 }
@@ -437,19 +470,18 @@ static void queued_mark(u32 s, bool was_empty)
  * did that at 4,097 cookies, until the watchdog ejected the scheduler).
  * So each task counts itself in its slot's slot_qcnt[] when ops.enqueue
  * queues it there (before the insert), and out when it runs or leaves the
- * runqueue (ops.running, ops.quiescent) or is queued elsewhere; the last
- * one out clears the bit, then looks at the count again, as one coming in
- * may have set it just before the clear. Every step is an atomic on our
- * own words, so a count above 0 has its bit, but for the moment between
- * such a clear and its second look (a dispatch then may find nothing and
- * idle until the next dispatch or tick). A pick passes over a counted
- * slot whose DSQ is still empty (the insert in flight, or the task moved
- * to a local DSQ) and leaves its bit.
- *
- * Known gap: refresh() releases a task's old slot before its count
- * leaves it; a cookie that takes that slot fresh meanwhile (vtime vnow,
- * perhaps below its word's bound) finds the bit set and does not lower
- * the bound, so its word may be looked at late until a pick refreshes it.
+ * runqueue (ops.running, ops.quiescent), is queued elsewhere, or its
+ * slot changes (refresh(), before the old slot is released: a cookie that
+ * takes that slot fresh finds its count at 0 and lowers the bound).
+ * Only a pick clears a bit, when it finds the count at 0, and then it
+ * looks at the count again (queued_counted()): a task that came in
+ * meanwhile is seen, and its own queued_mark() sets the bit before its
+ * insert lands in any case. So a count above 0 always has its bit, with
+ * no window; a bit may outlive its count until a pick looks at its word.
+ * (A first version let the last task out clear the bit: a pick in the
+ * moment between that clear and its second look found nothing.) A pick
+ * passes over a counted slot whose DSQ is still empty (the insert in
+ * flight, or the task moved to a local DSQ) and leaves its bit.
  */
 static void queued_enter(struct task_ctx *tctx, u16 s)
 {
@@ -468,15 +500,28 @@ static void queued_leave(struct task_ctx *tctx)
 		return;
 	tctx->qslot = CS_SLOT_NONE;
 	was = __sync_fetch_and_add(&slot_qcnt[CS_SLOT_IDX(s)], -1);
-	if (was > 1)
-		return;
-	if (was < 1) {
+	if (was < 1)
 		cs_error("slot %u: queued count %d went below 0", s, was - 1);
-		return;
-	}
-	__sync_fetch_and_and(&queued_mask[slot_word(s)], ~(1ULL << (s & 63)));
+}
+
+/*
+ * Is slot @s, whose bit is set, counted queued? A bit whose count is 0 is
+ * cleared, and the count read again after the clear (the fetch form of
+ * the atomic orders the two, on arm64 too): a task counted in between
+ * gets its bit back.
+ */
+static bool queued_counted(u32 s)
+{
+	u64 bit = 1ULL << (s & 63), old;
+
 	if (*(volatile s32 *)&slot_qcnt[CS_SLOT_IDX(s)] > 0)
-		queued_mark(s, true);
+		return true;
+	old = __sync_fetch_and_and(&queued_mask[slot_word(s)], ~bit);
+	barrier_var(old);
+	if (*(volatile s32 *)&slot_qcnt[CS_SLOT_IDX(s)] <= 0)
+		return false;
+	__sync_fetch_and_or(&queued_mask[slot_word(s)], bit);
+	return true;
 }
 
 /*
@@ -527,6 +572,7 @@ static u16 refresh(struct task_struct *p, struct task_ctx *tctx)
 		slot = slot_acquire(cookie);
 	}
 	if (slot != tctx->slot) {
+		queued_leave(tctx);
 		slot_release(tctx->slot);
 		if (tctx->wslot != CS_SLOT_NONE)
 			weight_move(p, tctx, slot);
@@ -582,7 +628,8 @@ static bool skipped(u32 i, u64 skips)
  * Look at every slot of queued_mask word @k for one queued below *@bvt
  * (the best so far, *@best), then write the word's exact bound: the lowest
  * vtime of its counted slots, from the word read before the look (queue
- * bounds, cs_policy.h). A counted slot whose DSQ is empty is passed over.
+ * bounds, cs_policy.h). A bit whose count is 0 is cleared on the way
+ * (queued_counted); a counted slot whose DSQ is empty is passed over.
  */
 __attribute__((noinline)) u32 pick_in_word(u32 k, u64 skips, u32 best, u64 bvt)
 {
@@ -600,6 +647,8 @@ __attribute__((noinline)) u32 pick_in_word(u32 k, u64 skips, u32 best, u64 bvt)
 		bits &= bits - 1;
 		if (i >= CS_NR_SLOTS)
 			break;
+		if (!queued_counted(i))
+			continue;
 		v = *vtime_of(i);
 		if (v < low)
 			low = v;
@@ -672,10 +721,9 @@ static u16 pick_best_but(u64 *best_vt, u16 skip_a, u16 skip_b, u16 skip_c)
 {
 	u32 best = pick_best_slot(skip_a, skip_b, skip_c);
 
-	if (best < CS_NR_SLOTS)
-		*best_vt = *vtime_of(best);
-	else
-		*best_vt = best == CS_SLOT_EXCL ? excl_vt : VT_NONE;
+	u64 *vt = vt_ptr(best);
+
+	*best_vt = vt ? *vt : VT_NONE;
 	return best;
 }
 
@@ -686,9 +734,9 @@ static u16 pick_best(u64 *best_vt)
 
 static u64 slot_vt(u16 s)
 {
-	if (s == CS_SLOT_EXCL)
-		return excl_vt;
-	return s < CS_NR_SLOTS ? *vtime_of(s) : vnow;
+	u64 *vt = vt_ptr(s);
+
+	return vt ? *vt : vnow;
 }
 
 /* Wake siblings that idle because of what this CPU ran. */
@@ -1467,19 +1515,24 @@ void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
 			queued_leave(tctx);
 		cs_insert(p, DSQ_TRUST, slice_ns, enq_flags);
 	} else {
-		bool was_empty = false;
-
-		vt = p->scx.dsq_vtime;
-		if (slot < CS_NR_SLOTS) {
-			vt = cs_clamp_vtime(vt, *tvnow_of(slot), slice_ns);
-			was_empty = cs_nr_queued(slot) <= 0;
-			if (was_empty)
-				vtime_raise(slot, cs_clamp_vtime(0, vnow,
-								 4 * grace_ns));
-		} else if (cs_nr_queued(DSQ_EXCL) <= 0) {
-			vtime_raise(CS_SLOT_EXCL,
-				    cs_clamp_vtime(0, vnow, 4 * grace_ns));
-		}
+		/*
+		 * The overflow queue too: without its clock, a task of it
+		 * that slept came back far ahead of the others there, and
+		 * waited for ever behind one that woke in time for each of
+		 * the queue's rare turns (0 busy periods in 500 s at 4,097
+		 * cookies).
+		 */
+		vt = cs_clamp_vtime(p->scx.dsq_vtime, *tvnow_of(slot),
+				    slice_ns);
+		/*
+		 * A cookie back from idle: credit for what it waited only,
+		 * debt capped. A tagged slot by its count, so that its queue
+		 * bound is lowered by this task's queued_enter() if its
+		 * vtime was.
+		 */
+		if (cs_tagged(slot) ? slot_qcnt[CS_SLOT_IDX(slot)] <= 0 :
+				      cs_nr_queued(dsq_of(slot)) <= 0)
+			vtime_place(slot);
 		p->scx.dsq_vtime = vt;
 		if (tctx && tctx->qslot != slot) {
 			queued_leave(tctx);
@@ -1552,8 +1605,11 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 			st->max_wait_ns = wait;
 		tctx->enq_at = 0;
 	}
-	if (slot < CS_NR_SLOTS && p->scx.dsq_vtime > *tvnow_of(slot))
-		*tvnow_of(slot) = p->scx.dsq_vtime;
+	if (slot < CS_NR_SLOTS || slot == CS_SLOT_EXCL) {
+		if (p->scx.dsq_vtime > *tvnow_of(slot))
+			*tvnow_of(slot) = p->scx.dsq_vtime;
+		*vseen_of(slot) = vnow;
+	}
 	queued_leave(tctx);
 	/*
 	 * The prev of a dispatch in progress on its CPU, re-queued by a nice,

@@ -1140,6 +1140,51 @@ static bool test_policy_clamp_vtime(void)
 	return true;
 }
 
+/* cs_wake_floor: the worked example in cs_policy.h, and its edges. */
+static bool test_policy_wake_floor(void)
+{
+	/* The clock stood still since the cookie ran: no credit. */
+	CHECK_EQ(cs_wake_floor(100, 100, 20), 100);
+	/* It moved 30, credit capped at the lag. */
+	CHECK_EQ(cs_wake_floor(130, 100, 20), 110);
+	/* It moved 5: credit 5. */
+	CHECK_EQ(cs_wake_floor(105, 100, 20), 100);
+	/* A stale read (vseen above vnow): no credit, no wrap. */
+	CHECK_EQ(cs_wake_floor(100, 150, 20), 100);
+	/* Near zero: never below 0. */
+	CHECK_EQ(cs_wake_floor(10, 0, 20), 0);
+	CHECK_EQ(cs_wake_floor(0, 0, 0), 0);
+	return true;
+}
+
+/* cs_wake_vtime: the worked example in cs_policy.h, and its edges. */
+static bool test_policy_wake_vtime(void)
+{
+	const __u64 ms = 1000000, lag = 20 * ms, now = 1000 * ms;
+
+	/* Debt capped a lag past the clock when it last ran (w 50: 2 lags). */
+	CHECK_EQ(cs_wake_vtime(1500 * ms, now, 990 * ms, lag, 100), 1010 * ms);
+	CHECK_EQ(cs_wake_vtime(1500 * ms, now, 990 * ms, lag, 50), 1030 * ms);
+	/* Last ran long ago: the cap is under the floor, so the floor. */
+	CHECK_EQ(cs_wake_vtime(1500 * ms, now, 500 * ms, lag, 100), 980 * ms);
+	/* The same for every such cookie, whatever its debt: in turn. */
+	CHECK_EQ(cs_wake_vtime(1200 * ms, now, 400 * ms, lag, 100), 980 * ms);
+	/* Weight 0 scales as weight 1 (cs_scale): no division by zero. */
+	CHECK_EQ(cs_wake_vtime(1500 * ms, now, now, lag, 0), 1500 * ms);
+	/* Inside both bounds: kept. */
+	CHECK_EQ(cs_wake_vtime(1010 * ms, now, now, lag, 100), 1010 * ms);
+	CHECK_EQ(cs_wake_vtime(1020 * ms, now, now, lag, 100), 1020 * ms);
+	CHECK_EQ(cs_wake_vtime(1021 * ms, now, now, lag, 100), 1020 * ms);
+	/* Credit only as earned: the clock stood still, so up to vnow. */
+	CHECK_EQ(cs_wake_vtime(900 * ms, now, now, lag, 100), now);
+	/* It moved 30 ms since: 20 ms of credit at most. */
+	CHECK_EQ(cs_wake_vtime(900 * ms, now, now - 30 * ms, lag, 100),
+		 980 * ms);
+	CHECK_EQ(cs_wake_vtime(990 * ms, now, now - 30 * ms, lag, 100),
+		 990 * ms);
+	return true;
+}
+
 static bool test_policy_clamp_vtime_no_underflow(void)
 {
 	CHECK_EQ(cs_clamp_vtime(0, 50, 100), 0);
@@ -1356,6 +1401,8 @@ int main(void)
 	RUN(policy_queue_bound);
 	RUN(policy_clamp_vtime);
 	RUN(policy_clamp_vtime_no_underflow);
+	RUN(policy_wake_floor);
+	RUN(policy_wake_vtime);
 	RUN(task_cookie_no_digit_runs);
 	RUN(task_cookie_unique);
 	RUN(task_cookie_limit);
