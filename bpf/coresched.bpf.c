@@ -180,8 +180,8 @@ u64 vnow; /* vtime of the most deserving cookie, monotonic */
  */
 u64 excl_vt;
 /*
- * vnow when the cookie last started a task: how much wake credit it has
- * earned since (cs_wake_floor).
+ * vnow when a task of the cookie last started or stopped running: how
+ * much wake credit it has earned since (cs_wake_floor).
  */
 u64 slot_vseen[CS_SLOT_TBL];
 u16 core_last[CS_MAX_CPUS]; /* last slot claimed on each core */
@@ -410,22 +410,27 @@ static void charge_flush(s32 cpu)
  * credit and its debt cap (cs_wake_vtime). A compare-and-swap, as
  * charge_flush() adds to it from other CPUs at the same time; after 8
  * losses in a row, it stays where the charges put it (nothing unsafe:
- * only the order between cookies bends).
+ * only the order between cookies bends). True if it lowered the vtime:
+ * the queue bound must then be lowered too, even if another task of the
+ * cookie was counted queued meanwhile.
  */
-static void vtime_place(u16 s)
+static bool vtime_place(u16 s)
 {
 	u64 v, nv, *vt = vt_ptr(s), now = vnow, seen = *vseen_of(s),
 		   w = slot_weight(s);
 	int i;
 
 	if (!vt)
-		return;
+		return false;
 	bpf_for(i, 0, 8) {
 		v = *(volatile u64 *)vt;
 		nv = cs_wake_vtime(v, now, seen, 4 * grace_ns, w);
-		if (nv == v || __sync_val_compare_and_swap(vt, v, nv) == v)
-			return;
+		if (nv == v)
+			return false;
+		if (__sync_val_compare_and_swap(vt, v, nv) == v)
+			return nv < v;
 	}
+	return false;
 }
 
 /*
@@ -475,20 +480,24 @@ static void queued_mark(u32 s, bool was_empty)
  * takes that slot fresh finds its count at 0 and lowers the bound).
  * Only a pick clears a bit, when it finds the count at 0, and then it
  * looks at the count again (queued_counted()): a task that came in
- * meanwhile is seen, and its own queued_mark() sets the bit before its
- * insert lands in any case. So a count above 0 always has its bit, with
- * no window; a bit may outlive its count until a pick looks at its word.
+ * meanwhile is seen and its bit set back (with the bound lowered and the
+ * sequence moved, so that a pick that read the word in between cannot
+ * write a bound without it). A count above 0 can lack its bit only for
+ * that moment, and only after its task's own queued_mark() ran: a pick
+ * then may look at the slot late, never lose it. A bit may outlive its
+ * count until a pick looks at its word.
  * (A first version let the last task out clear the bit: a pick in the
  * moment between that clear and its second look found nothing.) A pick
  * passes over a counted slot whose DSQ is still empty (the insert in
  * flight, or the task moved to a local DSQ) and leaves its bit.
  */
-static void queued_enter(struct task_ctx *tctx, u16 s)
+/* @lowered: its vtime was just lowered (vtime_place): lower the bound. */
+static void queued_enter(struct task_ctx *tctx, u16 s, bool lowered)
 {
 	s32 was = __sync_fetch_and_add(&slot_qcnt[CS_SLOT_IDX(s)], 1);
 
 	tctx->qslot = s;
-	queued_mark(s, was == 0);
+	queued_mark(s, was == 0 || lowered);
 }
 
 static void queued_leave(struct task_ctx *tctx)
@@ -520,7 +529,12 @@ static bool queued_counted(u32 s)
 	barrier_var(old);
 	if (*(volatile s32 *)&slot_qcnt[CS_SLOT_IDX(s)] <= 0)
 		return false;
-	__sync_fetch_and_or(&queued_mask[slot_word(s)], bit);
+	/*
+	 * Set back as a slot that becomes queued: the sequence moves, so a
+	 * pick that read the word while the bit was clear cannot write a
+	 * bound without this slot (and one it wrote already is lowered).
+	 */
+	queued_mark(s, true);
 	return true;
 }
 
@@ -1491,7 +1505,7 @@ void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
 	struct cs_cpu_stat *here = cpu_stat(bpf_get_smp_processor_id());
 	struct task_ctx *tctx = task_ctx(p);
 	u16 slot = CS_SLOT_EXCL;
-	bool fresh;
+	bool fresh, lowered = false;
 	u64 vt;
 	s32 cpu;
 
@@ -1526,18 +1540,20 @@ void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
 				    slice_ns);
 		/*
 		 * A cookie back from idle: credit for what it waited only,
-		 * debt capped. A tagged slot by its count, so that its queue
-		 * bound is lowered by this task's queued_enter() if its
-		 * vtime was.
+		 * debt capped. A tagged slot by its count; if its vtime was
+		 * lowered, its queue bound is lowered with it, even if
+		 * another task of it was counted queued meanwhile.
 		 */
 		if (cs_tagged(slot) ? slot_qcnt[CS_SLOT_IDX(slot)] <= 0 :
 				      cs_nr_queued(dsq_of(slot)) <= 0)
-			vtime_place(slot);
+			lowered = vtime_place(slot);
 		p->scx.dsq_vtime = vt;
 		if (tctx && tctx->qslot != slot) {
 			queued_leave(tctx);
 			if (cs_tagged(slot))
-				queued_enter(tctx, slot);
+				queued_enter(tctx, slot, lowered);
+		} else if (lowered && cs_tagged(slot)) {
+			queued_mark(slot, true);
 		}
 		cs_insert_vtime(p, dsq_of(slot), slice_ns, vt, enq_flags);
 	}
@@ -1664,9 +1680,18 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 void BPF_STRUCT_OPS(cs_stopping, struct task_struct *p, bool runnable)
 {
 	struct task_ctx *tctx = task_ctx(p);
+	u16 s;
 
-	if (tctx)
-		charge(p, tctx, scx_bpf_task_cpu(p));
+	if (!tctx)
+		return;
+	charge(p, tctx, scx_bpf_task_cpu(p));
+	/*
+	 * The clock at the end of its run, too: what it moved while the
+	 * cookie ran (a prev kept on, with no new ops.running) is no credit.
+	 */
+	s = tctx->slot;
+	if (s < CS_NR_SLOTS || s == CS_SLOT_EXCL)
+		*vseen_of(s) = vnow;
 }
 
 void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)

@@ -136,7 +136,9 @@ static inline __u32 cs_slot_idx(__u32 s)
  *     it read before looking: a slot that became queued meanwhile changed
  *     the sequence, so the stale bound is not written over its vtime.
  *
- * Vtimes only grow while a cookie holds its slot, so a bound once written
+ * Vtimes only grow while a slot is counted queued (a cookie's vtime is
+ * lowered only as it comes back from idle, before its queued count leaves
+ * 0, and that lowering lowers the bound too), so a bound once written
  * stays a lower bound; it goes stale (too low) as the cookies run, and the
  * next pick that looks at the word makes it exact again. Example: words
  * 0 and 1 with bounds 10 and 12 ms; the pick looks at word 0, whose best
@@ -702,7 +704,8 @@ static inline __u64 cs_wake_floor(__u64 vnow, __u64 vseen, __u64 lag)
  * last ran at vnow 0.99 s comes back at 1.01 s (at weight 50, with half
  * the share, at 1.03 s); one that last ran at 0.5 s comes back at the
  * floor, 0.98 s. A cookie served by the clock never gets that far ahead:
- * vnow is the lowest queued vtime, and the others are served in order.
+ * vnow is the vtime of the cookie picked last, and the others are served
+ * in order.
  */
 static inline __u64 cs_wake_vtime(__u64 vt, __u64 vnow, __u64 vseen,
 				  __u64 lag, __u64 weight)

@@ -88,11 +88,12 @@ static void duty(struct board *b, int i)
 	while (!__atomic_load_n(&b->go, __ATOMIC_SEQ_CST))
 		syscall(SYS_futex, &b->go, FUTEX_WAIT, 0, NULL, NULL, 0);
 	while (!__atomic_load_n(&b->stop, __ATOMIC_SEQ_CST)) {
-		long long until = now_ns() + busy_ms * 1000000;
+		long long until = now_ns() + busy_ms * 1000000, end;
 
-		while (now_ns() < until)
+		while ((end = now_ns()) < until)
 			;
-		if (until <= b->until)
+		/* By when it ended: a period begun in time may end late. */
+		if (end <= __atomic_load_n(&b->until, __ATOMIC_RELAXED))
 			__atomic_add_fetch(&b->runs[i], 1, __ATOMIC_RELAXED);
 		nap_ms(sleep_ms);
 	}
