@@ -1185,6 +1185,68 @@ static bool test_policy_wake_vtime(void)
 	return true;
 }
 
+/*
+ * A wave of wakeups, simulated on one CPU: 256 single-task cookies that
+ * last ran long ago come back one per step, each with a different debt
+ * (0 to 510 ms ahead), while the CPU runs the most deserving queued
+ * cookie each step (ties to the lowest index), charges it 2 ms, and it
+ * sleeps 3 steps. With the cap against the clock when each cookie last
+ * ran, every one comes back at the floor, so the first of them ran at
+ * most twice before the last one's first run. (Capped against the clock
+ * now instead, the clock jumped to each wave's cap and the last cookies
+ * waited behind ten runs of the first: as 4,097 did in a guest.)
+ */
+#define WAVE_N 256
+static bool test_policy_wake_wave(void)
+{
+	const __u64 ms = 1000000, lag = 20 * ms, charge = 2 * ms;
+	__u64 vt[WAVE_N], seen[WAVE_N], vnow = 1000 * ms;
+	int wake_at[WAVE_N], runs[WAVE_N] = { 0 }, first_all = -1;
+	int step, i, woken = 0, most = 0;
+	bool queued[WAVE_N] = { false };
+
+	for (i = 0; i < WAVE_N; i++) {
+		vt[i] = vnow + (__u64)(i * 37 % WAVE_N) * charge;
+		seen[i] = 500 * ms;
+		wake_at[i] = -1;
+	}
+	for (step = 0; step < 4 * WAVE_N && first_all < 0; step++) {
+		int best = -1;
+
+		if (woken < WAVE_N)
+			wake_at[woken++] = step;
+		for (i = 0; i < WAVE_N; i++) {
+			if (queued[i] || wake_at[i] < 0 || wake_at[i] > step)
+				continue;
+			vt[i] = cs_wake_vtime(vt[i], vnow, seen[i], lag, 100);
+			queued[i] = true;
+		}
+		for (i = 0; i < WAVE_N; i++)
+			if (queued[i] && (best < 0 || vt[i] < vt[best]))
+				best = i;
+		if (best < 0)
+			continue;
+		if (vt[best] > vnow)
+			vnow = vt[best];
+		seen[best] = vnow;
+		vt[best] += charge;
+		runs[best]++;
+		queued[best] = false;
+		wake_at[best] = step + 4;
+		for (i = 0; i < WAVE_N && runs[i]; i++)
+			;
+		if (i == WAVE_N)
+			first_all = step;
+	}
+	CHECK(first_all >= 0, "not every cookie ran in %d steps", 4 * WAVE_N);
+	for (i = 0; i < WAVE_N; i++)
+		if (runs[i] > most)
+			most = runs[i];
+	CHECK(most <= 2,
+	      "a cookie ran %d times before the last one's first run", most);
+	return true;
+}
+
 static bool test_policy_clamp_vtime_no_underflow(void)
 {
 	CHECK_EQ(cs_clamp_vtime(0, 50, 100), 0);
@@ -1403,6 +1465,7 @@ int main(void)
 	RUN(policy_clamp_vtime_no_underflow);
 	RUN(policy_wake_floor);
 	RUN(policy_wake_vtime);
+	RUN(policy_wake_wave);
 	RUN(task_cookie_no_digit_runs);
 	RUN(task_cookie_unique);
 	RUN(task_cookie_limit);
