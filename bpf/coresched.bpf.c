@@ -734,7 +734,6 @@ __attribute__((noinline)) u32 pick_best_slot(u32 skip_a, u32 skip_b, u32 skip_c)
 static u16 pick_best_but(u64 *best_vt, u16 skip_a, u16 skip_b, u16 skip_c)
 {
 	u32 best = pick_best_slot(skip_a, skip_b, skip_c);
-
 	u64 *vt = vt_ptr(best);
 
 	*best_vt = vt ? *vt : VT_NONE;

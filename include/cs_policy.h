@@ -666,11 +666,10 @@ static inline __u64 cs_clamp_vtime(__u64 vt, __u64 now, __u64 lag)
  * The lowest vtime a cookie whose queue was empty comes back at, @vnow
  * being the scheduler's clock and @vseen its value when the cookie last
  * ran: its credit is what the clock advanced since, at most @lag. A fixed
- * credit (vnow - lag for everyone) let sleepers starve a waiter: with
- * the waiter at vnow, each of K cookies that sleep and wake came back
- * up to lag behind it, ran, slept, came back still behind, lag / charge
- * times, and vnow stood still meanwhile; 4,097 single-task cookies on
- * 8x2 left a fifth of them without a run in 30 s. Earned this way, a
+ * credit (vnow - lag for everyone) lets sleepers starve a waiter: with
+ * the waiter at vnow, each of K cookies that sleep and wake comes back
+ * up to lag behind it, runs, sleeps, comes back still behind, lag /
+ * charge times, and vnow stands still meanwhile. Earned this way, a
  * sleeper passes a waiter at most once per advance of the clock.
  * Worked example, lag 20: vnow 100, cookie A ran at 100 (vseen 100),
  * is charged to 102 and sleeps; vnow stays 100 (a waiter W sits there):
@@ -691,15 +690,16 @@ static inline __u64 cs_wake_floor(__u64 vnow, __u64 vseen, __u64 lag)
  * the cookie last ran (@vseen), nor below the floor. The cap bounds the
  * debt a cookie carries into a new queueing, as the floor bounds its
  * credit: a debt is repaid by waiting while the clock catches up, and the
- * clock moves by a charge divided by every queued cookie's weight, so a
- * cookie 500 ms ahead waited minutes among 4,097 (its start-up run, a
- * fork in a TCG guest, was that long) and the kernel's 30 s watchdog
- * could end the scheduler. Capped against the clock now instead, the
- * cookies that came back first were picked at the cap, the clock jumped
- * to it, and each later one was capped a lag further on: a wave of 4,097
- * wakeups spread over many lags, the first ones served ten times before
- * the last once. Against @vseen, cookies that last ran long ago all come
- * back at the floor, together, and are served in turn.
+ * clock moves by a charge divided by every queued cookie's weight, so
+ * among 4,097 cookies one 500 ms ahead waits minutes (start-up runs, a
+ * fork each in a TCG guest, left cookies up to 560 ms ahead) and the
+ * kernel's 30 s watchdog could end the scheduler. Capped against the
+ * clock now instead, the cookies that come back first are picked at the
+ * cap, the clock jumps to it, and each later one is capped a lag further
+ * on: a wave of wakeups spreads over many lags, and the first ones run
+ * again and again before the last ones once (policy_wake_wave in
+ * tests/test_policy.c). Against @vseen, cookies that last ran long ago
+ * all come back at the floor, together, and are served in turn.
  * Worked example, lag 20 ms, weight 100, vnow 1 s: a cookie at 1.5 s that
  * last ran at vnow 0.99 s comes back at 1.01 s (at weight 50, with half
  * the share, at 1.03 s); one that last ran at 0.5 s comes back at the
