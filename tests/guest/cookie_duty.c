@@ -23,10 +23,11 @@
  * median one M, the fastest X; starting took A seconds, and this process
  * woke W seconds after they went (more than SECONDS when it waited for a
  * CPU: untagged, it shares one cookie's turn). Only busy periods that
- * ended within the SECONDS count, however late this process looks. Exits 1 unless every cookie was created and every task
- * progressed (tests/guest/cookies.sh). With CD_RUNS=FILE in the
- * environment, each task's count goes to FILE too ("TASK RUNS" a line;
- * task i is of cookie i when there are as many tasks as cookies).
+ * ended within the SECONDS count, however late this process looks.
+ * Exits 1 unless every cookie was created and every task progressed
+ * (tests/guest/cookies.sh). With CD_RUNS=FILE in the environment, each
+ * task's count goes to FILE too ("TASK RUNS" a line; task i is of cookie
+ * i when there are as many tasks as cookies).
  */
 #include <errno.h>
 #include <limits.h>
