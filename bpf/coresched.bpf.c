@@ -1620,7 +1620,7 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 			st->max_wait_ns = wait;
 		tctx->enq_at = 0;
 	}
-	if (slot < CS_NR_SLOTS || slot == CS_SLOT_EXCL) {
+	if (vtime_ordered(slot)) {
 		if (p->scx.dsq_vtime > *tvnow_of(slot))
 			*tvnow_of(slot) = p->scx.dsq_vtime;
 		*vseen_of(slot) = vnow;
@@ -1689,7 +1689,7 @@ void BPF_STRUCT_OPS(cs_stopping, struct task_struct *p, bool runnable)
 	 * cookie ran (a prev kept on, with no new ops.running) is no credit.
 	 */
 	s = tctx->slot;
-	if (s < CS_NR_SLOTS || s == CS_SLOT_EXCL)
+	if (vtime_ordered(s))
 		*vseen_of(s) = vnow;
 }
 
