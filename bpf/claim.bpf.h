@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Claims (part of coresched.bpf.c, included once there): how a CPU takes
+ * a cookie in its core's state word and moves one of its tasks to itself
+ * (try_run), gives a claim up (set_claim), forces a cookie on the core
+ * when something ran without asking (impose), and wakes the siblings
+ * that idled because of it (kick_forced_siblings, commit_cur). Also the
+ * dispatch of a draining CPU. The protocol and its worked example are in
+ * coresched.bpf.c (2. Claims and commits); the word is core_state.bpf.h's.
+ *
+ * Example of try_run() on CPU 1, its sibling CPU 0 running A: a claim of
+ * A succeeds (compatible), move_local_first() moves A's task queued on
+ * CPU 1's runqueue, if one is within a slice of A's head, else the head;
+ * a claim of B finds cur0=A: RUN_BLOCKED, and CPU 1 idles with its forced
+ * flag set until CPU 0's switch away from A commits and kicks it.
+ */
+#ifndef __CS_CLAIM_BPF_H
+#define __CS_CLAIM_BPF_H
+
+/* Wake siblings that idle because of what this CPU ran. */
+__attribute__((noinline)) int kick_forced_siblings(s32 cpu)
+{
+	int i, sib = sib_of(cpu), nr = nr_sibs(cpu);
+
+	cs_for_each_sib(i) {
+		s32 c = sib_cpu(cpu, i);
+
+		if (i == sib || i >= nr || c < 0)
+			continue;
+		if (cpu_stat(c)->forced) {
+			cs_kick(c, SCX_KICK_IDLE);
+			cpu_stat(cpu)->kicks++;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Commit @slot as what @cpu runs. Leaving another cookie (for a new one,
+ * for an intruder's or for idle) ends a transit its siblings may be
+ * waiting on: a claim that finds a sibling in transit idles with its
+ * forced flag set instead of retrying, and this kick wakes it
+ * (test_model: lost_commit_kick).
+ */
+static void commit_cur(s32 cpu, u16 slot)
+{
+	u16 was = core_set_cur(cpu, slot);
+
+	if (was != slot && was != CS_SLOT_NONE)
+		kick_forced_siblings(cpu);
+}
+
+/*
+ * Kick the idle siblings in @sibs (bit i: sibling i) other than @cpu:
+ * they can run what it cannot.
+ */
+__attribute__((noinline)) int kick_idle_in(s32 cpu, u32 sibs)
+{
+	int i;
+
+	cs_for_each_sib(i) {
+		s32 c = sib_cpu(cpu, i);
+
+		if (i < nr_sibs(cpu) && c >= 0 && c != cpu &&
+		    (sibs & (1U << i)))
+			cs_kick(c, SCX_KICK_IDLE);
+	}
+	return 0;
+}
+
+/* Change this CPU's claim; leaving a cookie frees its forced siblings. */
+static void set_claim(s32 cpu, u16 slot)
+{
+	u16 old = core_set_next(cpu, slot);
+
+	if (old != slot && old != CS_SLOT_NONE)
+		kick_forced_siblings(cpu);
+}
+
+/* Preempt the siblings whose cookie conflicts with @slot (on this CPU). */
+__attribute__((noinline)) int preempt_conflicts(s32 cpu, u32 slot)
+{
+	u64 w = core_read(cpu);
+	int i, sib = sib_of(cpu), nr = nr_sibs(cpu);
+
+	cs_for_each_sib(i) {
+		s32 c = sib_cpu(cpu, i);
+
+		if (i == sib || i >= nr || c < 0)
+			continue;
+		if (!cs_compat(cs_next(w, i), slot, mode) ||
+		    !cs_compat(cs_cur(w, i), slot, mode)) {
+			cs_kick(c, SCX_KICK_PREEMPT);
+			cpu_stat(cpu)->kicks++;
+		}
+	}
+	return 0;
+}
+
+/*
+ * @cpu runs (or is about to run) @slot whether or not the core agreed: a
+ * higher class took it, or the kernel dispatched a task by itself. Claim
+ * @slot, so no sibling starts a conflict, and preempt the siblings that
+ * already run one.
+ */
+static void impose(s32 cpu, u16 slot)
+{
+	set_claim(cpu, slot);
+	preempt_conflicts(cpu, slot);
+}
+
+static void forced_idle_end(struct cs_cpu_stat *st)
+{
+	u64 start = st->fi_start, d;
+
+	if (!start)
+		return;
+	st->fi_start = 0;
+	d = bpf_ktime_get_ns() - start;
+	st->forced_idle_ns += d;
+	if (st->fi_slot < CS_NR_SLOTS)
+		__sync_fetch_and_add(&slot_stat(st->fi_slot)->forced_idle_ns,
+				     d);
+}
+
+/* What try_run() found. */
+enum run_result {
+	RUN_OK, /* this CPU has work of the slot */
+	RUN_BLOCKED, /* a sibling holds a conflicting cookie, or is in transit */
+	RUN_NOT_HERE, /* none of the slot's queued tasks can run here now
+			 (bound elsewhere, or taken by another CPU first) */
+};
+
+/*
+ * Is @prev still of @slot? A re-queue refreshes its slot (ops.enqueue); a
+ * re-tag without one is the tick's to find, as for any running task.
+ */
+static bool prev_still(struct task_struct *prev, u16 slot)
+{
+	struct task_ctx *tctx = task_ctx(prev);
+
+	return tctx && tctx->slot == slot;
+}
+
+/*
+ * Locality. A cookie's queue serves every CPU, so its head is often a task
+ * that was queued on another CPU, and taking it migrates it: a cross-
+ * runqueue move and a cold cache. With 4 threads of a cookie on a 2-thread
+ * core, nearly every slice moved a task from one sibling to the other
+ * (about 300 migrations a second in bench/throughput's cpu2, 3 under the
+ * default scheduler). So a CPU takes a task already on its own runqueue
+ * when one of the first CS_PEEK_TASKS queued is at most a slice behind the
+ * head (the first of them that may run here) in vtime, and the head
+ * otherwise (consume's choice): the order inside a cookie bends
+ * by at most a slice, and the cookie's own vtime, which decides between
+ * cookies, is charged the same. Example, a 5 ms slice: T1 and T3 of A were
+ * queued on CPU 0, T2 and T4 on CPU 1; CPU 0's slice of T1 ends with T2
+ * (vtime 10 ms) at the head, then T3 (12 ms): CPU 0 takes T3, and the two
+ * pairs keep their CPUs, as per-CPU runqueues would. Only which task of
+ * the claimed cookie runs changes; the claim comes first, as before.
+ */
+__attribute__((noinline)) int move_local_first(s32 cpu, u32 slot)
+{
+	struct bpf_iter_scx_dsq it;
+	struct task_struct *p;
+	bool seen = false, moved = false;
+	u64 head_vt = 0;
+	int n = 0;
+
+	if (!vtime_ordered(slot))
+		return cs_move_to_local(dsq_of(slot));
+	bpf_iter_scx_dsq_new(&it, dsq_of(slot), 0);
+	while ((p = bpf_iter_scx_dsq_next(&it))) {
+		if (++n > CS_PEEK_TASKS)
+			break;
+		if (!bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+			continue;
+		if (!seen) {
+			seen = true;
+			head_vt = p->scx.dsq_vtime;
+		}
+		if (p->scx.dsq_vtime > head_vt + slice_ns)
+			break;
+		/*
+		 * Not a task in migrate_disable(): some 6.12 kernels send it
+		 * to the global DSQ from here; consume takes it correctly.
+		 */
+		if (scx_bpf_task_cpu(p) != cpu || p->migration_disabled)
+			continue;
+		/* On this runqueue: a local move, never a migration. */
+		moved = cs_move_iterated(&it, p, SCX_DSQ_LOCAL);
+		break;
+	}
+	bpf_iter_scx_dsq_destroy(&it);
+	return moved || cs_move_to_local(dsq_of(slot));
+}
+
+/*
+ * Claim @slot and move one of its tasks here (move_local_first), or keep
+ * @prev if it is of @slot and nothing else of it waits.
+ */
+static enum run_result try_run(s32 cpu, u16 slot, struct task_struct *prev,
+			       u16 prev_slot, u16 was)
+{
+	struct cs_cpu_stat *st = cpu_stat(cpu);
+	int v = core_claim(cpu, slot);
+	u32 core = core_of(cpu);
+
+	/*
+	 * A sibling in transit: its commit or unclaim kicks us (forced is
+	 * set), so wait for it like for a stable conflict (lost CAS races:
+	 * core_claim kicked us).
+	 */
+	if (v == CS_BLOCKED_TRANSIT)
+		st->transit_retries++;
+	if (v != CS_CLAIM_OK)
+		return RUN_BLOCKED;
+
+	if (!move_local_first(cpu, slot)) {
+		/*
+		 * Nothing of @slot can run here after all; nor prev if it was
+		 * re-tagged while the move had dropped the rq lock (a re-queue
+		 * from another CPU, see cs_running).
+		 */
+		if (!prev || prev_slot != slot || !prev_still(prev, slot)) {
+			set_claim(cpu, CS_SLOT_NONE);
+			return RUN_NOT_HERE;
+		}
+		prev->scx.slice = slice_ns; /* keep running prev */
+	}
+	st->forced = 0;
+	/*
+	 * Leaving a claim it was not running yet frees the siblings it
+	 * blocked. Leaving the cookie it runs frees nobody yet: its cur still
+	 * blocks them, and the commit of the switch kicks them (an IPI that
+	 * used to wake them now only to find the transit, twice per handover).
+	 */
+	if (was != slot && was != CS_SLOT_NONE &&
+	    was != cs_cur(core_read(cpu), sib_of(cpu)))
+		kick_forced_siblings(cpu);
+	if (core_last[core] != slot) {
+		core_prev[core] = core_last[core];
+		core_last[core] = slot;
+		st->cookie_switches++;
+	}
+	return RUN_OK;
+}
+
+/*
+ * Draining. Before it switches SMT off under the scheduler (fail-mode
+ * closed: a stop, or a SIGKILL caught by the guard), the loader sets
+ * drain_cpu[] of the siblings that will go offline. Switching a CPU off is
+ * hotplug: once sched_ext sees its runqueue offline, the kernel re-queues
+ * tasks there straight onto its local queue, and a tenant could run again
+ * on it, unclaimed, beside another cookie until an IPI lands. A draining
+ * CPU is given no work (scx_online() is false for it) and dispatches
+ * nothing but kernel threads bound to it, which the hotplug itself needs
+ * (cpuhp/N, its kworkers); its tick ends whatever else runs there. The
+ * loader switches SMT off once every draining CPU is drained: idle, or
+ * running such a kthread (drained[], set at each switch). Example, core
+ * {2, 3}, CPU 3 running a tenant of cookie A while CPU 2 runs A too:
+ *   drain_cpu[3] = 1       CPU 3's tick ends the tenant; dispatch finds
+ *                          no kthread of CPU 3 queued: idle, drained[3]
+ *   SMT off                CPU 3 goes down running only cpuhp/3 and its
+ *                          stopper; no tenant was left on its runqueue
+ */
+static bool bound_kthread(struct task_struct *p, s32 cpu)
+{
+	return (p->flags & PF_KTHREAD) && p->nr_cpus_allowed == 1 &&
+	       bpf_cpumask_test_cpu(cpu, p->cpus_ptr);
+}
+
+/* Claim @slot and move the first kthread of it bound to @cpu here. */
+static bool drain_move(s32 cpu, u16 slot)
+{
+	struct bpf_iter_scx_dsq it;
+	struct task_struct *p;
+	bool moved = false;
+
+	bpf_iter_scx_dsq_new(&it, dsq_of(slot), 0);
+	while ((p = bpf_iter_scx_dsq_next(&it))) {
+		if (!bound_kthread(p, cpu))
+			continue;
+		/* A fenced CPU has no core word to claim in. */
+		if (!fenced(cpu) && core_claim(cpu, slot) != CS_CLAIM_OK)
+			break;
+		moved = cs_move_iterated(&it, p, SCX_DSQ_LOCAL);
+		break;
+	}
+	bpf_iter_scx_dsq_destroy(&it);
+	return moved;
+}
+
+__attribute__((noinline)) int drain_dispatch(s32 cpu)
+{
+	struct cs_cpu_stat *st = cpu_stat(cpu);
+
+	/* Flag first: a sibling leaving a cookie lets a blocked kthread run. */
+	__sync_lock_test_and_set(&st->forced, 1);
+	if (drain_move(cpu, trust_kthreads ? CS_SLOT_TRUST : 0)) {
+		st->forced = 0;
+		return 0;
+	}
+	set_claim(cpu, CS_SLOT_NONE);
+	return 0;
+}
+
+#endif /* __CS_CLAIM_BPF_H */

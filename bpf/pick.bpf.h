@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The pick (part of coresched.bpf.c, included once there): which cookie a
+ * core should run. The most deserving cookie is the queued one with the
+ * lowest vtime (pick_best), found through the queue bounds without looking
+ * at every live cookie (include/cs_policy.h); then affinity
+ * (best_for_core), fill mode's tagged owner (best_tagged), whether the
+ * handover is this core's to make (due_here) and stickiness
+ * (sticky_rival) bend it, each explained with an example at its function.
+ *
+ * Worked example, 130 tagged cookies queued, queued_mask words 0, 1 and 2
+ * (slots 1-63, 64-127, 128-191) with bounds 40, 12 and 90 ms, the
+ * untagged work at 50 ms: pick_best_slot() looks at word 1 first (bound
+ * 12), finds slot 70 at 12 ms, then stops: no other bound is below 12 ms.
+ * The slots of words 0 and 2 are not read.
+ */
+#ifndef __CS_PICK_BPF_H
+#define __CS_PICK_BPF_H
+
+/*
+ * The slots a pick passes over (best_for_core's affinity retries, fill
+ * mode's untagged work), 16 bits each: CS_SLOT_NONE where there is none.
+ */
+static u64 skip_set(u32 a, u32 b, u32 c)
+{
+	return (u64)(a & 0xffff) | (u64)(b & 0xffff) << 16 |
+	       (u64)(c & 0xffff) << 32;
+}
+
+static bool skipped(u32 i, u64 skips)
+{
+	return i == (skips & 0xffff) || i == ((skips >> 16) & 0xffff) ||
+	       i == ((skips >> 32) & 0xffff);
+}
+
+/*
+ * Look at every slot of queued_mask word @k for one queued below *@bvt
+ * (the best so far, *@best), then write the word's exact bound: the lowest
+ * vtime of its counted slots, from the word read before the look (queue
+ * bounds, cs_policy.h). A bit whose count is 0 is cleared on the way
+ * (queued_counted); a counted slot whose DSQ is empty is passed over.
+ */
+__attribute__((noinline)) u32 pick_in_word(u32 k, u64 skips, u32 best, u64 bvt)
+{
+	u64 *qb = &queued_bound[slot_word(k * 64)];
+	u64 w0 = *(volatile u64 *)qb, low = ~0ULL, bits, v;
+	s32 j;
+
+	bits = *(volatile u64 *)&queued_mask[slot_word(k * 64)];
+	bpf_for(j, 0, 64) {
+		u32 i;
+
+		if (!bits)
+			break;
+		i = k * 64 + low_bit_tbl[cs_low_bit_key(bits)];
+		bits &= bits - 1;
+		if (i >= CS_NR_SLOTS)
+			break;
+		if (!queued_counted(i))
+			continue;
+		v = *vtime_of(i);
+		if (v < low)
+			low = v;
+		if (v < bvt && !skipped(i, skips) && cs_nr_queued(i) > 0) {
+			best = i;
+			bvt = v;
+		}
+	}
+	__sync_val_compare_and_swap(qb, w0, cs_qb_refresh(w0, low));
+	return best;
+}
+
+/*
+ * The most deserving slot with queued tasks, the one with the lowest
+ * cookie vtime, other than @skip_a, @skip_b and @skip_c.
+ *
+ * The untagged slot is looked at by itself; the tagged ones a word of
+ * queued_mask at a time, the word of the lowest bound first, until no
+ * bound is below the best vtime found (queue bounds, cs_policy.h). So a
+ * dispatch or tick reads CS_LIVE_WORDS bounds per word it looks at, and
+ * looks at one or two words of 64 slots when the bounds are fresh, not at
+ * every live cookie.
+ */
+__attribute__((noinline)) u32 pick_best_slot(u32 skip_a, u32 skip_b, u32 skip_c)
+{
+	u64 bvt = ~0ULL, looked[2] = {},
+	    skips = skip_set(skip_a, skip_b, skip_c);
+	u32 best = CS_SLOT_NONE;
+	s32 n, j;
+
+	_Static_assert(CS_LIVE_WORDS <= 128, "looked[] has 128 bits");
+	if (!skipped(0, skips) && cs_nr_queued(0) > 0) {
+		best = 0;
+		bvt = *vtime_of(0);
+	}
+	bpf_for(n, 0, CS_LIVE_WORDS) {
+		u64 low = ~0ULL, b;
+		u32 k = CS_LIVE_WORDS;
+
+		bpf_for(j, 0, CS_LIVE_WORDS) {
+			if (looked[(j >> 6) & 1] & (1ULL << (j & 63)))
+				continue;
+			b = cs_qb_bound(queued_bound[j & (CS_LIVE_TBL - 1)]);
+			if (b < low) {
+				low = b;
+				k = j;
+			}
+		}
+		if (k >= CS_LIVE_WORDS || low >= bvt)
+			break;
+		looked[(k >> 6) & 1] |= 1ULL << (k & 63);
+		best = pick_in_word(k, skips, best, bvt);
+		if (best < CS_NR_SLOTS)
+			bvt = *vtime_of(best);
+	}
+	if (!skipped(CS_SLOT_EXCL, skips) && cs_nr_queued(DSQ_EXCL) > 0 &&
+	    (best == CS_SLOT_NONE || excl_vt < bvt))
+		best = CS_SLOT_EXCL;
+	return best;
+}
+
+/* The vtime of no slot at all: above every cookie's, and safe to add to. */
+#define VT_NONE ((1ULL << 56) - 1)
+
+/*
+ * The most deserving slot but the three, and its vtime in @best_vt (read
+ * again after the scan: at most a newer charge than the scan saw).
+ */
+static u16 pick_best_but(u64 *best_vt, u16 skip_a, u16 skip_b, u16 skip_c)
+{
+	u32 best = pick_best_slot(skip_a, skip_b, skip_c);
+	u64 *vt = vt_ptr(best);
+
+	*best_vt = vt ? *vt : VT_NONE;
+	return best;
+}
+
+static u16 pick_best(u64 *best_vt)
+{
+	return pick_best_but(best_vt, CS_SLOT_NONE, CS_SLOT_NONE, CS_SLOT_NONE);
+}
+
+static u64 slot_vt(u16 s)
+{
+	u64 *vt = vt_ptr(s);
+
+	return vt ? *vt : vnow;
+}
+
+/*
+ * Siblings of @cpu's core (bit i: sibling i) on which one of the first
+ * CS_PEEK_TASKS queued tasks of @slot may run (affinity); 0 if none.
+ */
+__attribute__((noinline)) u32 core_can_run(s32 cpu, u32 slot)
+{
+	struct bpf_iter_scx_dsq it;
+	struct task_struct *p;
+	int nr = nr_sibs(cpu), n = 0, i;
+	u32 all = (1U << nr) - 1, found = 0;
+
+	if (slot > CS_SLOT_EXCL)
+		return 0;
+	bpf_iter_scx_dsq_new(&it, dsq_of(slot), 0);
+	while ((p = bpf_iter_scx_dsq_next(&it))) {
+		if ((u32)p->nr_cpus_allowed >= nr_cpus) {
+			found = all;
+		} else {
+			cs_for_each_sib(i) {
+				s32 c = sib_cpu(cpu, i);
+
+				if (i < nr && c >= 0 &&
+				    bpf_cpumask_test_cpu(c, p->cpus_ptr))
+					found |= 1U << i;
+			}
+		}
+		if (found == all || ++n >= CS_PEEK_TASKS)
+			break;
+	}
+	bpf_iter_scx_dsq_destroy(&it);
+	return found;
+}
+
+/*
+ * The most deserving cookie that may run on @cpu's core, starting from
+ * @best (the most deserving of all) and @bvt its vtime: a cookie none of
+ * whose first queued tasks may run on the core is passed over, up to
+ * CS_PICK_TRIES cookies in vtime order (then none is found). @keep, the
+ * slot of a task running here, may always run here: it wins when it is
+ * more deserving than what is found. @but is never found (the untagged
+ * slot when only tagged cookies are wanted, else CS_SLOT_NONE).
+ */
+static u16 best_for_core(s32 cpu, u16 best, u16 keep, u64 *bvt, u16 but)
+{
+	u16 skip_a = CS_SLOT_NONE, skip_b = CS_SLOT_NONE;
+	int t;
+
+	_Static_assert(CS_PICK_TRIES == 3, "pick_best_but() skips two");
+	for (t = 0; t < CS_PICK_TRIES; t++) {
+		if (best == CS_SLOT_NONE || best == keep ||
+		    core_can_run(cpu, best))
+			break;
+		if (t == CS_PICK_TRIES - 1) {
+			best = CS_SLOT_NONE;
+			break;
+		}
+		if (t == 0)
+			skip_a = best;
+		else
+			skip_b = best;
+		best = pick_best_but(bvt, skip_a, skip_b, but);
+	}
+	if (keep < CS_NR_SLOTS &&
+	    (best == CS_SLOT_NONE || *vtime_of(keep) < *bvt)) {
+		best = keep;
+		*bvt = *vtime_of(keep);
+	}
+	return best;
+}
+
+/*
+ * Fill mode: untagged work runs beside any cookie, so it owns no core, and
+ * which cookie owns one is decided among the tagged ones. With untagged
+ * work the most deserving (it sleeps, so its vtime is usually the lowest),
+ * this is the most deserving tagged cookie that can run on @cpu's core
+ * (affinity retries skip untagged work too), or @keep's (this CPU's prev)
+ * if it deserves more; CS_SLOT_NONE if none.
+ * Stopping at the untagged cookie instead kept the holder forever: a
+ * tagged cookie and the untagged work starved (sched.sh fairness_fill).
+ */
+static u16 best_tagged(s32 cpu, u16 keep, u64 *vt)
+{
+	u16 s = pick_best_but(vt, 0, CS_SLOT_NONE, CS_SLOT_NONE);
+
+	return best_for_core(cpu, s, keep ? keep : CS_SLOT_NONE, vt, 0);
+}
+
+/*
+ * Is a handover to @slot this core's to make? Yes when one of the first
+ * CS_PEEK_TASKS tasks it has queued sits on a runqueue of this core (where
+ * its wakeup or its last run put it), or on a core that already runs
+ * @slot (the cookie wants more than that core), or has waited a slice
+ * already, or more are queued. Every CPU's tick sees the same most
+ * deserving cookie, so without this one task of untagged work (rcu_sched
+ * waking on a busy 2x2 guest) made both cores hand over within a tick,
+ * and the core that found the task taken went back: twice the handovers,
+ * plus a migration. Example: rcu_sched wakes on CPU 3 while core {0,1}
+ * runs A and core {2,3} runs B: only core {2,3} yields to it; core {0,1}
+ * would only if it waited a slice (its core then busy with foreign work,
+ * say). Had B a task waiting on core {2,3} and B's vtime fallen behind
+ * A's by the grace, core {0,1} would yield to B: a cookie that holds a
+ * core and still waits is not held back by where its tasks wait.
+ */
+__attribute__((noinline)) int due_here(s32 cpu, u32 slot)
+{
+	struct bpf_iter_scx_dsq it;
+	struct task_struct *p;
+	u64 now = bpf_ktime_get_ns();
+	u32 core = core_of(cpu);
+	int n = 0, here = 0;
+
+	if (!vtime_ordered(slot))
+		return 1;
+	bpf_iter_scx_dsq_new(&it, dsq_of(slot), 0);
+	while ((p = bpf_iter_scx_dsq_next(&it))) {
+		struct task_ctx *tctx = task_ctx(p);
+		s32 c = scx_bpf_task_cpu(p);
+
+		/* (Two overflow tasks never share a core: EXCL is not held.) */
+		if (++n > CS_PEEK_TASKS || fenced(c) || core_of(c) == core ||
+		    (slot < CS_NR_SLOTS &&
+		     cs_nr_running(core_read(c), nr_sibs(c), slot)) ||
+		    !tctx || (tctx->enq_at && now - tctx->enq_at > slice_ns)) {
+			here = 1;
+			break;
+		}
+	}
+	bpf_iter_scx_dsq_destroy(&it);
+	return here;
+}
+
+/*
+ * Stickiness. A core that another cookie left (held by none) takes the
+ * cookie it ran last, or the one before, when that one has tasks queued,
+ * can run here and is no more than the grace behind @rival in vtime: the
+ * grace a holder keeps anyway before it yields (cs_should_yield).
+ * Without this, a short stay of untagged work (a kernel thread that wakes,
+ * such as rcu_sched, about 80 times a second) ended with the core taking
+ * whichever cookie was the most deserving at that instant, often the one
+ * the other core held: the two cores swapped cookies, and every task of
+ * both migrated. Example: core 0 holds A, core 1 holds B, rcu_sched takes
+ * core 0 for 30 us; B's vtime is 2 ms below A's. Core 0 goes back to A
+ * (core_prev), not to B. Only which cookie is claimed changes.
+ */
+static u16 sticky_rival(s32 cpu, u16 rival, u64 *rvt)
+{
+	u32 core = core_of(cpu);
+	u16 home[2] = { core_last[core], core_prev[core] };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		u16 s = home[i];
+
+		if (s == rival)
+			return rival;
+		if (s >= CS_NR_SLOTS || (mode == CS_MODE_FILL && s == 0) ||
+		    *vtime_of(s) > *rvt + grace_ns || cs_nr_queued(s) <= 0 ||
+		    !core_can_run(cpu, s))
+			continue;
+		*rvt = *vtime_of(s);
+		return s;
+	}
+	return rival;
+}
+
+#endif /* __CS_PICK_BPF_H */

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Placement (part of coresched.bpf.c, included once there): where a waking
+ * task goes (ops.select_cpu), and which CPUs may get work at all (those
+ * sched_ext sees online, not draining nor fenced).
+ *
+ * Worked example, 2x2, a task of A waking, idle CPUs 1 and 3: CPU 0 runs A
+ * and CPU 2 runs B. pick_cpu() scores CPU 1 3 (its core already runs A)
+ * and CPU 3 0 (B next door: no claim of A could succeed), so the task goes
+ * to CPU 1. Had CPU 0 been idle too, CPU 1 would have scored 2 (an idle
+ * core); a CPU whose core runs another compatible cookie (untagged work,
+ * in fill mode) scores 1.
+ */
+#ifndef __CS_PLACE_BPF_H
+#define __CS_PLACE_BPF_H
+
+/* sched_ext's flags of @cpu's runqueue (SCX_RQ_*). */
+static u32 rq_scx_flags(s32 cpu)
+{
+	struct rq *rq = scx_bpf_cpu_rq(cpu);
+
+	return rq ? BPF_CORE_READ(rq, scx.flags) : 0;
+}
+
+/* Does sched_ext see @cpu's runqueue online (does it call dispatch there)? */
+static bool rq_online(s32 cpu)
+{
+	return rq_scx_flags(cpu) & SCX_RQ_ONLINE;
+}
+
+/* Is @cpu inside balance (its ops.dispatch may have dropped its rq lock)? */
+static bool in_balance(s32 cpu)
+{
+	return rq_scx_flags(cpu) & SCX_RQ_IN_BALANCE;
+}
+
+/*
+ * May work be sent to @cpu? Not if sched_ext does not treat it as online:
+ * a CPU coming up is active, so the kernel lets tasks wake on it, before
+ * its runqueue is online for sched_ext; meanwhile (and while one goes
+ * down) it runs what is queued on it without calling dispatch, so without
+ * a claim. Nor if it is draining (about to go down: Draining, above).
+ */
+static bool scx_online(s32 cpu)
+{
+	return rq_online(cpu) && !draining(cpu);
+}
+
+/* Score an idle CPU for a task of @slot: 0 means unusable. */
+__attribute__((noinline)) int place_score(s32 cpu, u32 slot)
+{
+	u64 w = core_read(cpu);
+	int sib = sib_of(cpu), nr = nr_sibs(cpu);
+	u16 held = cs_core_slot(w, sib, nr);
+
+	if (!scx_online(cpu))
+		return 0;
+	if (cs_claim_verdict(w, sib, nr, slot, mode) != CS_CLAIM_OK)
+		return 0;
+	if (held == slot)
+		return 3;
+	if (held == CS_SLOT_NONE)
+		return 2;
+	return 1;
+}
+
+/*
+ * Word @k of cpumask @m: CPUs 64k to 64k+63. The mask's bits[] start the
+ * struct on every kernel; its length (NR_CPUS) varies, so the word is
+ * read, not indexed, and words past nr_cpus are never asked for.
+ */
+static u64 mask_word(const struct cpumask *m, u32 k)
+{
+	u64 w = 0;
+
+	bpf_probe_read_kernel(&w, sizeof(w), (const u64 *)m + k);
+	return w;
+}
+
+/* CPUs 64k to 64k+63 that exist (below nr_cpus), as a mask. */
+static u64 cpus_in_word(u32 k)
+{
+	u32 n = nr_cpus - 64 * k;
+
+	return n >= 64 ? ~0ULL : (1ULL << n) - 1;
+}
+
+/* Is @cpu's bit set in @cands (a mask over CS_MAX_CPUS CPUs)? */
+static bool cand_bit(const u64 *cands, u32 cpu)
+{
+	u32 k = cpu >> 6;
+
+	/* Keep the mask: clang drops it where it knows cpu < 512, and the
+	 * verifier does not always know that. */
+	barrier_var(k);
+	k &= CS_MAX_CPUS / 64 - 1;
+	return cands[k] & (1ULL << (cpu & 63));
+}
+
+/*
+ * Best CPU for a task of @slot among the idle CPUs @p may run on: its
+ * cookie already on the core (score 3), then an idle core, then any
+ * compatible one; @prev_cpu wins ties and is taken at once from score 2.
+ * Returns -1 if none. The masks are read a word (64 CPUs) at a time; the
+ * walk over the CPUs tests a bit each and scores only the set ones, and
+ * stops at the first score 3. Global (verified once): @p is the kernel's
+ * (__arg_trusted), so its cpus_ptr may be read.
+ */
+__attribute__((noinline)) s32 pick_cpu(struct task_struct *p __arg_trusted,
+				       s32 prev_cpu, u32 slot)
+{
+	u64 cands[CS_MAX_CPUS / 64] = {};
+	const struct cpumask *idle;
+	int best_score = 0, k, i;
+	s32 best = -1;
+
+	idle = scx_bpf_get_idle_cpumask();
+	bpf_for(k, 0, CS_MAX_CPUS / 64) {
+		if ((u32)k * 64 >= nr_cpus)
+			break;
+		cands[k & (CS_MAX_CPUS / 64 - 1)] = mask_word(idle, k) &
+						    mask_word(p->cpus_ptr, k) &
+						    cpus_in_word(k);
+	}
+	scx_bpf_put_idle_cpumask(idle);
+
+	if (prev_cpu >= 0 && prev_cpu < CS_MAX_CPUS &&
+	    cand_bit(cands, prev_cpu)) {
+		best_score = place_score(prev_cpu, slot);
+		if (best_score)
+			best = prev_cpu;
+		if (best_score >= 2)
+			return best;
+	}
+	bpf_for(i, 0, CS_MAX_CPUS) {
+		int score;
+
+		if ((u32)i >= nr_cpus)
+			break;
+		if (!cand_bit(cands, i) || i == prev_cpu)
+			continue;
+		score = place_score(i, slot);
+		if (score > best_score) {
+			best = i;
+			best_score = score;
+			if (score == 3)
+				break;
+		}
+	}
+	return best;
+}
+
+/* The lowest CPU @p may run on that is online for sched_ext, or @dflt. */
+static s32 any_online_cpu(struct task_struct *p, s32 dflt)
+{
+	s32 i;
+
+	bpf_for(i, 0, CS_MAX_CPUS) {
+		if ((u32)i >= nr_cpus)
+			break;
+		if (bpf_cpumask_test_cpu(i, p->cpus_ptr) && scx_online(i))
+			return i;
+	}
+	return dflt;
+}
+
+s32 BPF_STRUCT_OPS(cs_select_cpu, struct task_struct *p, s32 prev_cpu,
+		   u64 wake_flags)
+{
+	struct task_ctx *tctx = task_ctx(p);
+	s32 cpu;
+
+	u16 slot;
+
+	if (!tctx)
+		return prev_cpu;
+	slot = refresh(p, tctx);
+	/*
+	 * A synchronous wakeup (the waker is about to sleep, as in a pipe
+	 * ping-pong) from a CPU that holds the wakee's cookie: stay here and
+	 * spare an idle sibling the IPI.
+	 */
+	cpu = bpf_get_smp_processor_id();
+	if ((wake_flags & SCX_WAKE_SYNC) && cpu < CS_MAX_CPUS &&
+	    bpf_cpumask_test_cpu(cpu, p->cpus_ptr) &&
+	    cs_next(core_read(cpu), sib_of(cpu)) == slot && scx_online(cpu))
+		return cpu;
+	cpu = pick_cpu(p, prev_cpu, slot);
+	if (cpu >= 0 && scx_bpf_test_and_clear_cpu_idle(cpu))
+		return cpu;
+	if (scx_online(prev_cpu))
+		return prev_cpu;
+	/* Not onto a CPU that is coming up or going down (scx_online). */
+	return any_online_cpu(p, prev_cpu);
+}
+
+#endif /* __CS_PLACE_BPF_H */
