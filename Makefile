@@ -16,6 +16,8 @@
 #                 kernel's core scheduling, audited alike (AUDIT_RESULTS)
 #   make bench    the benchmark (bench/run): five configurations, nine
 #                 workloads, 3 rounds; QUICK=1 for one short round
+#   make prof     scx_coresched with its section profile, in build/prof
+#                 (bench/profile)
 
 CLANG ?= $(shell command -v clang-19 || echo clang)
 BPFTOOL ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
@@ -28,7 +30,7 @@ LDLIBS := -lbpf -lelf -lz
 LDFLAGS := -static
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 $(WARN) \
 	-Wno-unused-function -Wno-unused-parameter -Iinclude -Ibpf -I$(O) \
-	-I/usr/include/x86_64-linux-gnu -DBPF_NO_KFUNC_PROTOTYPES
+	-I/usr/include/x86_64-linux-gnu -DBPF_NO_KFUNC_PROTOTYPES $(BPF_DEFS)
 
 # Where build/vmlinux.h comes from: auto (the running kernel's BTF if it
 # has sched_ext, else repo), btf, repo (include/vmlinux/ARCH/vmlinux.h.xz)
@@ -246,6 +248,12 @@ clean:
 
 # make install, uninstall, deb
 include dist/install.mk
+
+# The scheduler with its section profile compiled in (bpf/prof.bpf.h), in
+# build/prof/, for bench/profile; the normal build has none of it.
+.PHONY: prof
+prof:
+	@$(MAKE) -s O=build/prof BPF_DEFS=-DCS_PROF build/prof/scx_coresched
 
 # The benchmark: results/bench-DATE-PROFILE/ (report.md, results.json, SVGs).
 .PHONY: bench

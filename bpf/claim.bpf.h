@@ -167,6 +167,7 @@ __attribute__((noinline)) int move_local_first(s32 cpu, u32 slot)
 	u64 head_vt = 0;
 	int n = 0;
 
+	PROF_START();
 	if (!vtime_ordered(slot))
 		return cs_move_to_local(dsq_of(slot));
 	bpf_iter_scx_dsq_new(&it, dsq_of(slot), 0);
@@ -192,7 +193,12 @@ __attribute__((noinline)) int move_local_first(s32 cpu, u32 slot)
 		break;
 	}
 	bpf_iter_scx_dsq_destroy(&it);
-	return moved || cs_move_to_local(dsq_of(slot));
+	PROF_MARK(CS_PROF_MOVE_LOCAL);
+	if (moved)
+		return 1;
+	moved = cs_move_to_local(dsq_of(slot));
+	PROF_MARK(CS_PROF_MOVE_CONSUME);
+	return moved;
 }
 
 /*
@@ -203,8 +209,12 @@ static enum run_result try_run(s32 cpu, u16 slot, struct task_struct *prev,
 			       u16 prev_slot, u16 was)
 {
 	struct cs_cpu_stat *st = cpu_stat(cpu);
-	int v = core_claim(cpu, slot);
 	u32 core = core_of(cpu);
+	int v;
+
+	PROF_START();
+	v = core_claim(cpu, slot);
+	PROF_MARK(CS_PROF_CLAIM);
 
 	/*
 	 * A sibling in transit: its commit or unclaim kicks us (forced is
@@ -228,6 +238,7 @@ static enum run_result try_run(s32 cpu, u16 slot, struct task_struct *prev,
 		}
 		prev->scx.slice = slice_ns; /* keep running prev */
 	}
+	PROF_SKIP(); /* the move has sections of its own */
 	st->forced = 0;
 	/*
 	 * Leaving a claim it was not running yet frees the siblings it
@@ -243,6 +254,7 @@ static enum run_result try_run(s32 cpu, u16 slot, struct task_struct *prev,
 		core_last[core] = slot;
 		st->cookie_switches++;
 	}
+	PROF_MARK(CS_PROF_RUN_REST);
 	return RUN_OK;
 }
 

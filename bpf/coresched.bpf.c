@@ -173,6 +173,7 @@ static struct cs_cpu_stat *cpu_stat(s32 cpu)
 	return &cpu_stats[(u32)cpu & (CS_MAX_CPUS - 1)];
 }
 
+#include "prof.bpf.h"
 #include "slots.bpf.h"
 
 u16 core_last[CS_MAX_CPUS]; /* last slot claimed on each core */
@@ -225,6 +226,7 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	enum run_result r;
 	u64 w, bvt, rvt;
 
+	PROF_START();
 	if (!first_dispatch_ns)
 		__sync_val_compare_and_swap(&first_dispatch_ns, 0,
 					    bpf_ktime_get_ns());
@@ -252,6 +254,7 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 		return;
 
 	held = cs_core_owner(w, sib, nr, mode);
+	PROF_MARK(CS_PROF_DISP_START);
 	best = pick_best(&bvt);
 	if (prev_slot < CS_NR_SLOTS &&
 	    (best == CS_SLOT_NONE || *vtime_of(prev_slot) < bvt)) {
@@ -260,8 +263,10 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	}
 	if (best != CS_SLOT_NONE && bvt != ~0ULL && bvt > vnow)
 		vnow = bvt;
+	PROF_MARK(CS_PROF_DISP_PICK);
 	/* The core follows the most deserving cookie that can run on it. */
 	best = best_for_core(cpu, best, prev_slot, &bvt, CS_SLOT_NONE);
+	PROF_MARK(CS_PROF_DISP_AFFINITY);
 
 	/*
 	 * @rival: the cookie that should own the core (see best_tagged);
@@ -276,6 +281,7 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	if (held == CS_SLOT_NONE && rival != CS_SLOT_NONE &&
 	    mode != CS_MODE_NONE)
 		rival = sticky_rival(cpu, rival, &rvt);
+	PROF_MARK(CS_PROF_DISP_RIVAL);
 	cands[0] = held;
 	if (held == CS_SLOT_NONE || held == CS_SLOT_TRUST) {
 		cands[0] = rival;
@@ -286,6 +292,7 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 		preempt_conflicts(cpu, rival);
 		cands[0] = CS_SLOT_NONE;
 	}
+	PROF_MARK(CS_PROF_DISP_YIELD);
 	cands[1] = mode == CS_MODE_FILL ? 0 : CS_SLOT_NONE;
 	/*
 	 * Also after yielding: the claim of @rival then blocks (forced, so
@@ -505,10 +512,14 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	u64 w, bvt;
 	u16 best, but;
 
+	PROF_START();
+	PROF_MARK(CS_PROF_EMPTY);
 	if (!tctx)
 		return;
 	charge(p, tctx, cpu);
+	PROF_MARK(CS_PROF_TICK_CHARGE);
 	charge_flush(cpu);
+	PROF_MARK(CS_PROF_TICK_FLUSH);
 	if (draining(cpu) && !bound_kthread(p, cpu)) {
 		p->scx.slice = 0;
 		return;
@@ -524,11 +535,13 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 		commit_cur(cpu, s);
 		impose(cpu, s);
 	}
+	PROF_MARK(CS_PROF_TICK_CHECKS);
 	/* Re-tagged: go back through enqueue to pick up the new cookie. */
 	if (tctx->slot < CS_NR_SLOTS && task_cookie(p) != tctx->cookie) {
 		p->scx.slice = 0;
 		return;
 	}
+	PROF_MARK(CS_PROF_TICK_COOKIE);
 	/* A higher class may have started an incompatible task next door. */
 	w = core_read(cpu);
 	if (cs_claim_verdict(w, sib_of(cpu), nr_sibs(cpu), tctx->slot, mode) !=
@@ -536,9 +549,11 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 		p->scx.slice = 0;
 		return;
 	}
+	PROF_MARK(CS_PROF_TICK_VERDICT);
 	/* Past its share while another cookie waits: let dispatch hand over. */
 	but = mode == CS_MODE_FILL ? 0 : CS_SLOT_NONE; /* it owns no core */
 	best = pick_best_but(&bvt, but, CS_SLOT_NONE, CS_SLOT_NONE);
+	PROF_MARK(CS_PROF_TICK_PICK);
 	if (best == CS_SLOT_NONE || !cs_rivals(tctx->slot, best, mode) ||
 	    !cs_should_yield(slot_vt(tctx->slot), bvt, grace_ns))
 		return;

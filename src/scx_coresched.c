@@ -26,6 +26,7 @@
 #include "cs_guard.h"
 #include "cs_policy.h"
 #include "cs_policy_apply.h" /* policy hook */
+#include "cs_prof.h" /* the skeleton of make prof's build */
 #include "cs_report.h"
 #include "cs_statsfile.h"
 #include "cs_tagging.h"

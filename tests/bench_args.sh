@@ -3,15 +3,15 @@
 #
 # Host test of the benchmark scripts' argument checks, made before they
 # build or boot anything:
-#   bench_out_outside   bench/run (and bench/throughput, through it)
-#                       refuses an --out outside the repository, which
+#   bench_out_outside   bench/run (and bench/throughput, through it) and
+#                       bench/profile refuse an --out outside the repository, which
 #                       tools/vm shares with the guest, exits 2, names the
-#                       directory, and creates nothing (a report written
+#                       directory, and create nothing (a report written
 #                       there stayed in the guest while the script said
 #                       where to find it)
 #   bench_threads       bench/run --threads 1 is refused: no SMT
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit
 
 nfail=0
 pass() { echo "PASS $1"; }
@@ -23,9 +23,9 @@ fail() {
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-for cmd in bench/run bench/throughput; do
+for cmd in bench/run bench/throughput bench/profile; do
 	name=bench_out_outside_${cmd#bench/}
-	err=$("$cmd" --quick --out "$tmp/out" 2>&1 >/dev/null)
+	err=$("$cmd" --out "$tmp/out" 2>&1 >/dev/null)
 	rc=$?
 	if [ $rc != 2 ]; then
 		fail $name "$cmd --out $tmp/out exited $rc, not 2: $err"
