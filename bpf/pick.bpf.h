@@ -67,7 +67,6 @@ __attribute__((noinline)) u32 pick_in_word(u32 k, u64 skips, u32 best, u64 bvt)
 		}
 	}
 	__sync_val_compare_and_swap(qb, w0, cs_qb_refresh(w0, low));
-	queued_word_drop(k);
 	return best;
 }
 
@@ -78,18 +77,18 @@ __attribute__((noinline)) u32 pick_in_word(u32 k, u64 skips, u32 best, u64 bvt)
  * The untagged slot is looked at by itself; the tagged ones a word of
  * queued_mask at a time, the word of the lowest bound first, until no
  * bound is below the best vtime found (queue bounds, cs_policy.h). So a
- * dispatch or tick reads the bounds of the words with bits (queued_words)
- * per word it looks at, and looks at one or two words of 64 slots when
- * the bounds are fresh, not at every live cookie.
+ * dispatch or tick reads CS_LIVE_WORDS bounds per word it looks at, and
+ * looks at one or two words of 64 slots when the bounds are fresh, not at
+ * every live cookie.
  */
 __attribute__((noinline)) u32 pick_best_slot(u32 skip_a, u32 skip_b, u32 skip_c)
 {
 	u64 bvt = ~0ULL, looked[2] = {},
 	    skips = skip_set(skip_a, skip_b, skip_c);
 	u32 best = CS_SLOT_NONE;
-	s32 n, h, j;
+	s32 n, j;
 
-	_Static_assert(CS_LIVE_WORDS <= 128, "looked[] and queued_words");
+	_Static_assert(CS_LIVE_WORDS <= 128, "looked[] has 128 bits");
 	if (!skipped(0, skips) && cs_nr_queued(0) > 0) {
 		best = 0;
 		bvt = *vtime_of(0);
@@ -98,25 +97,13 @@ __attribute__((noinline)) u32 pick_best_slot(u32 skip_a, u32 skip_b, u32 skip_c)
 		u64 low = ~0ULL, b;
 		u32 k = CS_LIVE_WORDS;
 
-		/* The words with bits (queued_words) not looked at yet. */
-		bpf_for(h, 0, 2) {
-			u64 bits = queued_words[h & 1] & ~looked[h & 1];
-
-			bpf_for(j, 0, 64) {
-				u32 i;
-
-				if (!bits)
-					break;
-				i = h * 64 + low_bit_tbl[cs_low_bit_key(bits)];
-				bits &= bits - 1;
-				if (i >= CS_LIVE_WORDS)
-					break;
-				b = queued_bound[i & (CS_LIVE_TBL - 1)];
-				b = cs_qb_bound(b);
-				if (b < low) {
-					low = b;
-					k = i;
-				}
+		bpf_for(j, 0, CS_LIVE_WORDS) {
+			if (looked[(j >> 6) & 1] & (1ULL << (j & 63)))
+				continue;
+			b = cs_qb_bound(queued_bound[j & (CS_LIVE_TBL - 1)]);
+			if (b < low) {
+				low = b;
+				k = j;
 			}
 		}
 		if (k >= CS_LIVE_WORDS || low >= bvt)

@@ -35,8 +35,6 @@ struct cs_pcpu_s64 wsum0[CS_MAX_CPUS];
 u64 live_mask[CS_LIVE_TBL]; /* slots with holders (for the statistics) */
 u64 queued_mask[CS_LIVE_TBL]; /* tagged slots with tasks counted queued */
 u64 queued_bound[CS_LIVE_TBL]; /* per word of queued_mask: cs_qb_* */
-/* Bit k: word k of queued_mask may have bits (queued_word_mark). */
-u64 queued_words[2];
 s32 slot_qcnt[CS_SLOT_TBL]; /* its tasks queued: enqueued, not yet run */
 u8 low_bit_tbl[64]; /* cs_low_bit_table(), filled by cs_init */
 u64 vnow; /* vtime of the most deserving cookie, monotonic */
@@ -269,44 +267,9 @@ static bool vtime_place(u16 s)
 #define CS_QB_TRIES 4096
 
 /*
- * The summary of queued_mask: queued_words has bit k set while word k may
- * have bits, so that a pick reads the bounds of those words only, not
- * of all CS_LIVE_WORDS (65: two tenants' picks read 130 bounds for one
- * word with bits, at every dispatch and tick). A slot's bit is set
- * before its word's summary bit (queued_mark). Only a pick clears a
- * summary bit, when it found the word empty (queued_word_drop), and then
- * reads the word again: a slot bit set before that second read brings
- * the summary bit back there, one set after it is followed by its own
- * marker's summary bit. So a word with bits never stays without its
- * summary bit past its marker (the fetch forms order each pair, as in
- * queued_counted()). Example: slot 70 becomes queued while a pick finds
- * word 1 empty: either the pick's second read sees slot 70's bit and
- * sets bit 1 back, or slot 70's marker sets bit 1 after the pick cleared
- * it.
- */
-static void queued_word_mark(u32 k)
-{
-	__sync_fetch_and_or(&queued_words[(k >> 6) & 1], 1ULL << (k & 63));
-}
-
-static void queued_word_drop(u32 k)
-{
-	u64 *word = &queued_mask[slot_word(k * 64)], old;
-
-	if (*(volatile u64 *)word)
-		return;
-	old = __sync_fetch_and_and(&queued_words[(k >> 6) & 1],
-				   ~(1ULL << (k & 63)));
-	barrier_var(old);
-	if (*(volatile u64 *)word)
-		queued_word_mark(k);
-}
-
-/*
  * Tagged slot @s's bit is set: when it was clear, or its count was 0
  * (@was_empty), lower its word's bound to its vtime and count the word's
- * sequence up (cs_qb_lower, in cs_policy.h). A bit that was clear sets
- * its word's summary bit too.
+ * sequence up (cs_qb_lower, in cs_policy.h).
  */
 static void queued_mark(u32 s, bool was_empty)
 {
@@ -314,10 +277,8 @@ static void queued_mark(u32 s, bool was_empty)
 	u64 bit = 1ULL << (s & 63), w, nw;
 	int i;
 
-	if (!(__sync_fetch_and_or(&queued_mask[k], bit) & bit)) {
-		queued_word_mark(k);
+	if (!(__sync_fetch_and_or(&queued_mask[k], bit) & bit))
 		was_empty = true;
-	}
 	if (!was_empty)
 		return;
 	bpf_for(i, 0, CS_QB_TRIES) {
