@@ -8,7 +8,8 @@
 # the two), hackbench (-g 4 -f 5 in t_pa) and pipe (perf bench sched pipe
 # pairs in t_pa). Before and after each it writes the scheduler's .bss
 # (bpftool JSON: the section profile) to OUT/NAME.{before,after}.json and
-# the run's length to OUT/NAME.ns; bench/profile_report.py reads them.
+# the run's length to OUT/NAME.ns, its output to OUT/NAME*.log;
+# bench/profile_report.py reads them. A workload that fails fails the run.
 # shellcheck source=tests/guest/lib.sh
 source "$(dirname "$0")/../tests/guest/lib.sh"
 
@@ -25,18 +26,28 @@ print(next(m["id"] for m in json.load(sys.stdin)
 		bpftool -j map dump id "$id" >"$out/$1.json"
 }
 
-# in_cg CGROUP CMD...: run CMD in CGROUP, in the background.
+# in_cg LOG CGROUP CMD...: run CMD in CGROUP, in the background, its
+# output to OUT/LOG.
 in_cg() {
-	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$@" >/dev/null 2>&1 &
+	local log=$out/$1
+	shift
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$@" >"$log" 2>&1 &
 	bg_pids+=($!)
 }
 
-# measure NAME: the bg_pids of the run, waited for between two snapshots.
+# measure NAME: the bg_pids of the run, waited for between two snapshots;
+# a workload that failed fails the run (no figures for it).
 measure() {
-	local t1
-	wait "${bg_pids[@]}"
+	local t1 pid rc=0
+	for pid in "${bg_pids[@]}"; do
+		wait "$pid" || rc=$?
+	done
 	bg_pids=()
 	t1=$(date +%s%N)
+	if [ $rc != 0 ]; then
+		fail "profile_$1" "a workload exited $rc: see $out/$1.*.log"
+		return 1
+	fi
 	bss "$1.after" || return 1
 	echo $((t1 - T0)) >"$out/$1.ns"
 }
@@ -57,17 +68,17 @@ if ! "$CTL" cgroup tag "$CG/t_pa" >/dev/null ||
 fi
 
 start_run cpu2
-in_cg "$CG/t_pa" sysbench cpu --threads="$NCPU" --time=10 run
-in_cg "$CG/t_pb" sysbench cpu --threads="$NCPU" --time=10 run
+in_cg cpu2.a.log "$CG/t_pa" sysbench cpu --threads="$NCPU" --time=10 run
+in_cg cpu2.b.log "$CG/t_pb" sysbench cpu --threads="$NCPU" --time=10 run
 measure cpu2
 
 start_run hackbench
-in_cg "$CG/t_pa" hackbench -g 4 -f 5 -l 4000
+in_cg hackbench.log "$CG/t_pa" hackbench -g 4 -f 5 -l 4000
 measure hackbench
 
 start_run pipe
-for _ in $(seq 1 $(((NCPU + 1) / 2))); do
-	in_cg "$CG/t_pa" perf bench sched pipe -l 20000
+for k in $(seq 1 $(((NCPU + 1) / 2))); do
+	in_cg "pipe.$k.log" "$CG/t_pa" perf bench sched pipe -l 20000
 done
 measure pipe
 

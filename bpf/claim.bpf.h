@@ -168,8 +168,11 @@ __attribute__((noinline)) int move_local_first(s32 cpu, u32 slot)
 	int n = 0;
 
 	PROF_START();
-	if (!vtime_ordered(slot))
-		return cs_move_to_local(dsq_of(slot));
+	if (!vtime_ordered(slot)) {
+		moved = cs_move_to_local(dsq_of(slot));
+		PROF_MARK(CS_PROF_MOVE_CONSUME);
+		return moved;
+	}
 	bpf_iter_scx_dsq_new(&it, dsq_of(slot), 0);
 	while ((p = bpf_iter_scx_dsq_next(&it))) {
 		if (++n > CS_PEEK_TASKS)

@@ -132,6 +132,7 @@
  *   place.bpf.h      where a waking task goes (4.), which CPUs get work
  *   lifecycle.bpf.h  tasks, cgroups and CPUs entering and leaving
  *   commit.bpf.h     the commit at each context switch (2., 5.)
+ *   prof.bpf.h       section probes, compiled in only by make prof
  *   core_state.bpf.h the per-core word; tags.bpf.h, cookie.bpf.h cookies
  */
 #include "vmlinux.h"
@@ -248,13 +249,14 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 
 	w = core_read(cpu);
 	was = cs_next(w, sib);
+	PROF_MARK(CS_PROF_DISP_START);
 
 	if (trust_kthreads && cs_nr_queued(DSQ_TRUST) > 0 &&
 	    try_run(cpu, CS_SLOT_TRUST, NULL, CS_SLOT_NONE, was) == RUN_OK)
 		return;
+	PROF_SKIP(); /* a try_run() has sections of its own */
 
 	held = cs_core_owner(w, sib, nr, mode);
-	PROF_MARK(CS_PROF_DISP_START);
 	best = pick_best(&bvt);
 	if (prev_slot < CS_NR_SLOTS &&
 	    (best == CS_SLOT_NONE || *vtime_of(prev_slot) < bvt)) {
@@ -327,6 +329,7 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 			kick_idle_in(cpu, core_can_run(cpu, s));
 	}
 
+	PROF_SKIP(); /* the tries and their kicks are not timed */
 	/* Nothing compatible to run: release the claim and idle. */
 	set_claim(cpu, CS_SLOT_NONE);
 	if (best != CS_SLOT_NONE) {
@@ -337,6 +340,7 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	} else {
 		st->forced = 0;
 	}
+	PROF_MARK(CS_PROF_DISP_IDLE);
 }
 
 #include "place.bpf.h"
@@ -563,6 +567,7 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	    cs_should_yield(slot_vt(tctx->slot), bvt, grace_ns) &&
 	    due_here(cpu, best))
 		p->scx.slice = 0;
+	PROF_MARK(CS_PROF_TICK_HANDOVER);
 }
 
 void BPF_STRUCT_OPS(cs_runnable, struct task_struct *p, u64 enq_flags)

@@ -7,9 +7,11 @@
  *
  * Example: a shell of cookie A forks while scx_coresched runs:
  * cs_init_task() (inside copy_process) gives the child A, or fails the
- * fork with ENOMEM; the same fork with no scheduler loaded is recorded by
- * tagging.bpf.c (task_newtask) where BPF LSM is missing, and the next
- * load's cs_init_task() gives the child A from that record before it runs.
+ * fork with ENOMEM. The same fork with no scheduler loaded and no BPF
+ * LSM: tagging.bpf.c's task_newtask tracepoint gives the child A; only a
+ * child it could not tag is recorded (cs_fork_orphan), and the next load's
+ * cs_init_task() gives it A from that record before it runs under
+ * sched_ext (it ran under the kernel's own scheduler until then).
  */
 #ifndef __CS_LIFECYCLE_BPF_H
 #define __CS_LIFECYCLE_BPF_H

@@ -9,11 +9,12 @@
  *
  * Worked example, 2-thread core, cookie A of weight 100 (its cgroup's
  * cpu.weight), a 5 ms slice:
- *   A's task runs 4 ms on CPU 0 with CPU 1 forced idle beside it.
- *   charge() at its stop: core time 4 ms * 2 siblings / 1 running A =
- *     8 ms, pending on CPU 0 (the shared words are not written yet).
- *   The tick or idle of CPU 0 (charge_flush): slot_vtime[A] += 8 ms *
- *     100 / 100; A's core_ns += 8 ms, run_ns += 4 ms.
+ *   A's task runs 0.4 ms on CPU 0 (less than a tick) with CPU 1 forced
+ *     idle beside it. charge() at its stop: core time 0.4 ms * 2
+ *     siblings / 1 running A = 0.8 ms, pending on CPU 0 (the shared words
+ *     are not written yet; a longer run is charged at each tick too).
+ *   The tick or idle of CPU 0 (charge_flush): slot_vtime[A] += 0.8 ms *
+ *     100 / 100; A's core_ns += 0.8 ms, run_ns += 0.4 ms.
  *   A's last task sleeps; 30 ms later it wakes (cs_enqueue, queue empty):
  *     vtime_place() puts A's vtime between the credit it earned (vnow
  *     moved 30 ms since A last ran: at most 4 graces, 20 ms, below vnow)
