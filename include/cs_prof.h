@@ -2,9 +2,10 @@
 /*
  * The sections of the scheduler's profile (bpf/prof.bpf.h, built with
  * make prof). Not timed: the dispatch's tries of its candidates beyond
- * their own sections (claim, move, rest) and the kicks between them. Here so that the loader built with it knows the type of its
- * skeleton's prof_last; bench/profile_report.py reads the names from the
- * object's BTF.
+ * their own sections (claim, move, rest) and the kicks between them.
+ * Here so that the loader built with it knows the type of its skeleton's
+ * prof_last; bench/profile_report.py reads the names from the object's
+ * BTF.
  */
 #ifndef __CS_PROF_H
 #define __CS_PROF_H

@@ -4,11 +4,11 @@
 # Host test of the benchmark scripts' argument checks, made before they
 # build or boot anything:
 #   bench_out_outside   bench/run (and bench/throughput, through it) and
-#                       bench/profile refuse an --out outside the repository, which
-#                       tools/vm shares with the guest, exits 2, names the
-#                       directory, and create nothing (a report written
-#                       there stayed in the guest while the script said
-#                       where to find it)
+#                       bench/profile refuse an --out outside the
+#                       repository, which tools/vm shares with the guest:
+#                       exit 2, name the directory, create nothing (a
+#                       report written there stayed in the guest while the
+#                       script said where to find it)
 #   bench_threads       bench/run --threads 1 is refused: no SMT
 set -u
 cd "$(dirname "$0")/.." || exit
