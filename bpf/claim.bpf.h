@@ -36,6 +36,16 @@ __attribute__((noinline)) int kick_forced_siblings(s32 cpu)
 }
 
 /*
+ * @cpu's claim or cur went from @old to @slot: leaving a cookie frees the
+ * siblings it forced idle.
+ */
+static void left_cookie(s32 cpu, u16 old, u16 slot)
+{
+	if (old != slot && old != CS_SLOT_NONE)
+		kick_forced_siblings(cpu);
+}
+
+/*
  * Commit @slot as what @cpu runs. Leaving another cookie (for a new one,
  * for an intruder's or for idle) ends a transit its siblings may be
  * waiting on: a claim that finds a sibling in transit idles with its
@@ -44,10 +54,7 @@ __attribute__((noinline)) int kick_forced_siblings(s32 cpu)
  */
 static void commit_cur(s32 cpu, u16 slot)
 {
-	u16 was = core_set_cur(cpu, slot);
-
-	if (was != slot && was != CS_SLOT_NONE)
-		kick_forced_siblings(cpu);
+	left_cookie(cpu, core_set_cur(cpu, slot), slot);
 }
 
 /*
@@ -71,10 +78,7 @@ __attribute__((noinline)) int kick_idle_in(s32 cpu, u32 sibs)
 /* Change this CPU's claim; leaving a cookie frees its forced siblings. */
 static void set_claim(s32 cpu, u16 slot)
 {
-	u16 old = core_set_next(cpu, slot);
-
-	if (old != slot && old != CS_SLOT_NONE)
-		kick_forced_siblings(cpu);
+	left_cookie(cpu, core_set_next(cpu, slot), slot);
 }
 
 /* Preempt the siblings whose cookie conflicts with @slot (on this CPU). */
