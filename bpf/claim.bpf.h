@@ -160,8 +160,12 @@ static bool prev_still(struct task_struct *prev, u16 slot)
  * cookies, is charged the same. Example, a 5 ms slice: T1 and T3 of A were
  * queued on CPU 0, T2 and T4 on CPU 1; CPU 0's slice of T1 ends with T2
  * (vtime 10 ms) at the head, then T3 (12 ms): CPU 0 takes T3, and the two
- * pairs keep their CPUs, as per-CPU runqueues would. Only which task of
- * the claimed cookie runs changes; the claim comes first, as before.
+ * pairs keep their CPUs, as per-CPU runqueues would. A task bound to
+ * this CPU alone (a per-CPU kworker) is taken even further behind: no
+ * other CPU can serve it, and a core may hold its cookie seldom (at 4,097
+ * cookies, kworker/14:1 waited 40 s and the kernel's watchdog ejected the
+ * scheduler). Only which task of the claimed cookie runs changes; the
+ * claim comes first, as before.
  */
 __attribute__((noinline)) int move_local_first(s32 cpu, u32 slot)
 {
@@ -187,8 +191,10 @@ __attribute__((noinline)) int move_local_first(s32 cpu, u32 slot)
 			seen = true;
 			head_vt = p->scx.dsq_vtime;
 		}
-		if (p->scx.dsq_vtime > head_vt + slice_ns)
-			break;
+		/* Past a slice: only a task that can run nowhere else. */
+		if (p->scx.dsq_vtime > head_vt + slice_ns &&
+		    p->nr_cpus_allowed > 1)
+			continue;
 		/*
 		 * Not a task in migrate_disable(): some 6.12 kernels send it
 		 * to the global DSQ from here; consume takes it correctly.

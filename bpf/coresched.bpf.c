@@ -390,8 +390,12 @@ void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
 		 * another task of it was counted queued meanwhile.
 		 */
 		if (cs_tagged(slot) ? slot_qcnt[CS_SLOT_IDX(slot)] <= 0 :
-				      cs_nr_queued(dsq_of(slot)) <= 0)
+				      cs_nr_queued(dsq_of(slot)) <= 0) {
 			lowered = vtime_place(slot);
+			if (slot == 0)
+				untagged_seen(tctx ? tctx->enq_at :
+						     bpf_ktime_get_ns());
+		}
 		p->scx.dsq_vtime = vt;
 		if (tctx && tctx->qslot != slot) {
 			queued_leave(tctx);
@@ -436,6 +440,8 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 			st->max_wait_ns = wait;
 		tctx->enq_at = 0;
 	}
+	if (slot == 0)
+		untagged_seen(now);
 	if (vtime_ordered(slot)) {
 		if (p->scx.dsq_vtime > *tvnow_of(slot))
 			*tvnow_of(slot) = p->scx.dsq_vtime;
@@ -523,6 +529,7 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	charge(p, tctx, cpu);
 	PROF_MARK(CS_PROF_TICK_CHARGE);
 	charge_flush(cpu);
+	untagged_guard(cpu);
 	PROF_MARK(CS_PROF_TICK_FLUSH);
 	if (draining(cpu) && !bound_kthread(p, cpu)) {
 		p->scx.slice = 0;
@@ -645,6 +652,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(cs_init)
 		core_state[i].word = CS_WORD_IDLE;
 	slot_table_init();
 	cs_low_bit_table(low_bit_tbl);
+	untagged_since = bpf_ktime_get_ns();
 	set_live(0, true);
 	bpf_for(i, 0, CS_NR_SLOTS) {
 		ret = cs_create_dsq(i);

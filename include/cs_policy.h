@@ -721,6 +721,43 @@ static inline __u64 cs_wake_vtime(__u64 vt, __u64 vnow, __u64 vseen,
 }
 
 /*
+ * The untagged work's guard. Untagged work (slot 0: every kernel thread,
+ * the host's own daemons) competes as one cookie among the tagged ones,
+ * so a single vtime that ends up ahead of the clock can keep all of it
+ * waiting while thousands of tagged cookies take their turns: at 4,097
+ * cookies on 8x2 (TCG) an untagged process waited 218 s and a per-CPU
+ * kworker 40 s, and the kernel's watchdog (30 s) ejected the scheduler.
+ * So when untagged work has been queued for @max_wait without starting
+ * anywhere (cs_rescue_due), its vtime is lowered below anything a queued
+ * cookie can hold (cs_rescue_vtime), and the next ticks hand cores over
+ * to it by the usual rules. CS_UNTAGGED_MAX_WAIT_NS is far below the
+ * watchdog's 30 s and far above an untagged turn under any sane load.
+ */
+#define CS_UNTAGGED_MAX_WAIT_NS (1000ULL * 1000 * 1000)
+
+/* Has work queued since @since (or run last then) waited past @max_wait? */
+static inline bool cs_rescue_due(__u64 now, __u64 since, __u64 max_wait)
+{
+	return now > since && now - since > max_wait;
+}
+
+/*
+ * The vtime of a rescued cookie: below the wake floor (cs_wake_floor
+ * never goes below @vnow - @lag), so below every cookie that came back
+ * from idle, and below every one still waiting (the clock is the vtime of
+ * the cookie picked last, so a waiting cookie is at or above it, but for
+ * one passed over for affinity). Never raised. Worked example, lag 20 ms:
+ * the untagged work at 1.25 s, vnow 1.00 s: it comes back at 0.98 s less
+ * 1 ns, ahead of a cookie woken with the whole credit (0.98 s).
+ */
+static inline __u64 cs_rescue_vtime(__u64 vt, __u64 vnow, __u64 lag)
+{
+	__u64 lo = vnow > lag ? vnow - lag - 1 : 0;
+
+	return vt < lo ? vt : lo;
+}
+
+/*
  * Index of the lowest set bit of a non-zero word, without a branch on the
  * word (BPF has no ctz instruction, and branches on it would make the
  * verifier walk every path of a loop over its bits): the lowest bit b

@@ -33,6 +33,8 @@ void cs_interval_compute(const struct cs_topo *t, const struct cs_snapshot *a,
 		kicks += y->kicks - x->kicks;
 		iv->transit_retries += y->transit_retries - x->transit_retries;
 		iv->unclaimed_runs += y->unclaimed_runs - x->unclaimed_runs;
+		iv->untagged_rescues +=
+			y->untagged_rescues - x->untagged_rescues;
 	}
 	for (core = 0; core < t->nr_cores; core++)
 		iv->core_forced_idle_pct[core] =
@@ -98,11 +100,12 @@ static void print_text(FILE *f, const struct cs_topo *t,
 			fprintf(f, "%s%d", i ? "," : "", t->core_cpu[core][i]);
 		fprintf(f, ") %.1f%%", iv->core_forced_idle_pct[core]);
 	}
-	fprintf(f, "\ncookie switches %.0f/s  sibling kicks %.0f/s  worst wait %.2f ms  transit retries %llu  unclaimed runs %llu  slots full %llu\n",
+	fprintf(f, "\ncookie switches %.0f/s  sibling kicks %.0f/s  worst wait %.2f ms  transit retries %llu  unclaimed runs %llu  slots full %llu  untagged rescues %llu\n",
 		iv->switches_per_s, iv->kicks_per_s, iv->max_wait_ms,
 		(unsigned long long)iv->transit_retries,
 		(unsigned long long)iv->unclaimed_runs,
-		(unsigned long long)iv->slot_full);
+		(unsigned long long)iv->slot_full,
+		(unsigned long long)iv->untagged_rescues);
 	for (s = 0; s < CS_NR_SLOTS; s++) {
 		if (!iv->active[s])
 			continue;
@@ -155,6 +158,7 @@ static void print_json(FILE *f, const struct cs_topo *t,
 	cs_json_u64(&j, "transit_retries", iv->transit_retries);
 	cs_json_u64(&j, "unclaimed_runs", iv->unclaimed_runs);
 	cs_json_u64(&j, "slot_full", iv->slot_full);
+	cs_json_u64(&j, "untagged_rescues", iv->untagged_rescues);
 	cs_json_end(&j);
 	fflush(f);
 }
@@ -232,6 +236,7 @@ void cs_interval_print_prom(FILE *f, const struct cs_topo *t,
 	prom_gauge(f, "transit_retries", "Claims that found a sibling switching (they wait for its commit), in the interval.", (double)iv->transit_retries, 0);
 	prom_gauge(f, "unclaimed_runs", "Runs without a matching claim (load transition, a running task re-queued with a new cookie), in the interval.", (double)iv->unclaimed_runs, 0);
 	prom_gauge(f, "slot_full", "Slot requests refused because every slot was held (the task runs alone on its core), in the interval.", (double)iv->slot_full, 0);
+	prom_gauge(f, "untagged_rescues", "Times untagged work waited queued past the guard (1 s) and had its vtime lowered, in the interval.", (double)iv->untagged_rescues, 0);
 	fflush(f);
 }
 

@@ -29,6 +29,7 @@ struct cs_interval {
 	bool active[CS_NR_SLOTS];
 	double switches_per_s, kicks_per_s, max_wait_ms;
 	__u64 transit_retries, unclaimed_runs;
+	__u64 untagged_rescues; /* untagged work past CS_UNTAGGED_MAX_WAIT_NS */
 	__u64 slot_full; /* slot requests refused, all slots held */
 };
 

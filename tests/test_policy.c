@@ -1247,6 +1247,97 @@ static bool test_policy_wake_wave(void)
 	return true;
 }
 
+/* cs_rescue_vtime, cs_rescue_due: the worked example, and the edges. */
+static bool test_policy_rescue_vtime(void)
+{
+	const __u64 ms = 1000000, lag = 20 * ms, now = 1000 * ms;
+	__u64 vseen, vt, r = cs_rescue_vtime(1250 * ms, now, lag);
+
+	CHECK_EQ(r, 980 * ms - 1);
+	/* Never raised. */
+	CHECK_EQ(cs_rescue_vtime(900 * ms, now, lag), 900 * ms);
+	/* Near zero: never below 0. */
+	CHECK_EQ(cs_rescue_vtime(50, 10, 20), 0);
+	/* Below every vtime a cookie back from idle gets, at any weight. */
+	for (vseen = 0; vseen <= now; vseen += 50 * ms)
+		for (vt = 0; vt <= 2 * now; vt += 100 * ms) {
+			CHECK(cs_wake_vtime(vt, now, vseen, lag, 100) > r,
+			      "vt %llu vseen %llu", (unsigned long long)vt,
+			      (unsigned long long)vseen);
+			CHECK(cs_wake_vtime(vt, now, vseen, lag, 10000) > r,
+			      "weight 10000, vt %llu", (unsigned long long)vt);
+		}
+	CHECK(cs_rescue_due(5000 * ms, 3900 * ms, 1000 * ms), "1.1 s waited");
+	CHECK(!cs_rescue_due(5000 * ms, 4100 * ms, 1000 * ms), "0.9 s waited");
+	CHECK(!cs_rescue_due(5000 * ms, 4000 * ms, 1000 * ms), "exactly 1 s");
+	/* A since written after now was read (another CPU): not due. */
+	CHECK(!cs_rescue_due(5000 * ms, 5001 * ms, 1000 * ms), "since > now");
+	return true;
+}
+
+/*
+ * The untagged work (U) far ahead of the clock among RESCUE_N cookies that
+ * run, sleep and come back (cs_wake_vtime) all the time, one run per step:
+ * the step at which U first runs, with the guard (U queued RESCUE_WAIT
+ * steps without a run gets cs_rescue_vtime) or without it.
+ */
+#define RESCUE_N 256
+#define RESCUE_WAIT 64
+
+static int rescue_sim(bool guard)
+{
+	const __u64 ms = 1000000, lag = 20 * ms, charge = 2 * ms;
+	__u64 vt[RESCUE_N], seen[RESCUE_N], vnow = 1000 * ms;
+	__u64 vt_u = vnow + 100 * lag; /* a start-up's worth of debt */
+	int wake_at[RESCUE_N], step, i;
+	bool queued[RESCUE_N] = { false };
+
+	for (i = 0; i < RESCUE_N; i++) {
+		vt[i] = vnow;
+		seen[i] = vnow;
+		wake_at[i] = i % 4;
+	}
+	for (step = 0; step < 100 * RESCUE_N; step++) {
+		int best = -1;
+
+		for (i = 0; i < RESCUE_N; i++) {
+			if (queued[i] || wake_at[i] > step)
+				continue;
+			vt[i] = cs_wake_vtime(vt[i], vnow, seen[i], lag, 100);
+			queued[i] = true;
+		}
+		if (guard && cs_rescue_due(step, 0, RESCUE_WAIT))
+			vt_u = cs_rescue_vtime(vt_u, vnow, lag);
+		for (i = 0; i < RESCUE_N; i++)
+			if (queued[i] && (best < 0 || vt[i] < vt[best]))
+				best = i;
+		if (best < 0 || vt_u < vt[best])
+			return step;
+		if (vt[best] > vnow)
+			vnow = vt[best];
+		seen[best] = vnow;
+		vt[best] += charge;
+		queued[best] = false;
+		wake_at[best] = step + 4;
+	}
+	return -1;
+}
+
+static bool test_policy_rescue_starved(void)
+{
+	int without = rescue_sim(false), with = rescue_sim(true);
+
+	/* The scenario starves U without the guard... */
+	CHECK(without < 0 || without > 4 * RESCUE_WAIT,
+	      "U ran at step %d without the guard: no starvation to show",
+	      without);
+	/* ...and the guard runs it right after its wait. */
+	CHECK(with >= 0 && with <= RESCUE_WAIT + 1,
+	      "U first ran at step %d with the guard (wait %d)", with,
+	      RESCUE_WAIT);
+	return true;
+}
+
 static bool test_policy_clamp_vtime_no_underflow(void)
 {
 	CHECK_EQ(cs_clamp_vtime(0, 50, 100), 0);
@@ -1466,6 +1557,8 @@ int main(void)
 	RUN(policy_wake_floor);
 	RUN(policy_wake_vtime);
 	RUN(policy_wake_wave);
+	RUN(policy_rescue_vtime);
+	RUN(policy_rescue_starved);
 	RUN(task_cookie_no_digit_runs);
 	RUN(task_cookie_unique);
 	RUN(task_cookie_limit);
