@@ -529,8 +529,8 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	charge(p, tctx, cpu);
 	PROF_MARK(CS_PROF_TICK_CHARGE);
 	charge_flush(cpu);
-	untagged_guard(cpu);
 	PROF_MARK(CS_PROF_TICK_FLUSH);
+	untagged_guard(cpu);
 	if (draining(cpu) && !bound_kthread(p, cpu)) {
 		p->scx.slice = 0;
 		return;

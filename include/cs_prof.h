@@ -14,7 +14,7 @@ enum cs_prof_sec {
 	CS_PROF_EMPTY, /* a mark right after the start: the probe's cost */
 	CS_PROF_TICK_CHARGE, /* charge() */
 	CS_PROF_TICK_FLUSH, /* charge_flush() */
-	CS_PROF_TICK_CHECKS, /* draining, fenced, unfenced commit */
+	CS_PROF_TICK_CHECKS, /* untagged guard, draining, unfenced commit */
 	CS_PROF_TICK_COOKIE, /* task_cookie(): re-tagged? */
 	CS_PROF_TICK_VERDICT, /* the claim verdict of its core word */
 	CS_PROF_TICK_PICK, /* pick_best_but() */
