@@ -193,6 +193,10 @@ __attribute__((noinline)) int move_local_first(s32 cpu, u32 slot)
 	int n = 0;
 
 	PROF_START();
+	/* This CPU owes its bound untagged task a turn (guard.bpf.h). */
+	if (slot == 0 && pin_overdue(cpu, bpf_ktime_get_ns()) &&
+	    move_pinned(cpu))
+		return 1;
 	if (!vtime_ordered(slot)) {
 		moved = cs_move_to_local(dsq_of(slot));
 		PROF_MARK(CS_PROF_MOVE_CONSUME);

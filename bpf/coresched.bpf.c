@@ -127,6 +127,7 @@
  * Files: this one has the sched_ext callbacks that queue, dispatch and
  * account; the rest is included once, here, in the order each needs:
  *   slots.bpf.h      cookie slots: vtimes, weights, queued counts, charges
+ *   guard.bpf.h      bounded waits for untagged work (and its bound tasks)
  *   claim.bpf.h      claiming a cookie in the core word, moving a task in
  *   pick.bpf.h       the most deserving cookie for a core (1., 3.)
  *   place.bpf.h      where a waking task goes (4.), which CPUs get work
@@ -176,6 +177,7 @@ static struct cs_cpu_stat *cpu_stat(s32 cpu)
 
 #include "prof.bpf.h"
 #include "slots.bpf.h"
+#include "guard.bpf.h"
 
 u16 core_last[CS_MAX_CPUS]; /* last slot claimed on each core */
 u16 core_prev[CS_MAX_CPUS]; /* the slot claimed there before core_last */
@@ -226,6 +228,7 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	u16 prev_slot = CS_SLOT_NONE, held, best, rival, due, was, cands[3];
 	enum run_result r;
 	u64 w, bvt, rvt;
+	u32 pins;
 
 	PROF_START();
 	if (!first_dispatch_ns)
@@ -254,6 +257,20 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	if (trust_kthreads && cs_nr_queued(DSQ_TRUST) > 0 &&
 	    try_run(cpu, CS_SLOT_TRUST, NULL, CS_SLOT_NONE, was) == RUN_OK)
 		return;
+	/*
+	 * The core owes a bound untagged task its turn (guard.bpf.h): the
+	 * untagged cookie or nothing, on the CPU it needs and (strict mode)
+	 * next to it; its CPU moves it first (move_local_first).
+	 */
+	pins = pin_due(cpu);
+	if (pins && ((pins & (1U << sib)) || mode == CS_MODE_STRICT)) {
+		r = try_run(cpu, 0, prev, prev_slot, was);
+		if (r == RUN_OK)
+			return;
+		kick_idle_in(cpu, pins);
+		set_claim(cpu, CS_SLOT_NONE);
+		return;
+	}
 	PROF_SKIP(); /* a try_run() has sections of its own */
 
 	held = cs_core_owner(w, sib, nr, mode);
@@ -368,6 +385,9 @@ void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
 		slot = fresh ? tctx->slot : refresh(p, tctx);
 		tctx->fresh = 0;
 		tctx->enq_at = bpf_ktime_get_ns();
+		/* Counted again below if bound (a migration skips quiescent). */
+		pin_leave(tctx, false);
+		pin_enter(p, tctx, slot, tctx->enq_at);
 	}
 	if (slot == CS_SLOT_TRUST) {
 		if (tctx)
@@ -448,6 +468,7 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 		*vseen_of(slot) = vnow;
 	}
 	queued_leave(tctx);
+	pin_leave(tctx, true);
 	/*
 	 * The prev of a dispatch in progress on its CPU, re-queued by a nice,
 	 * affinity or cgroup change made from another CPU while that dispatch
@@ -521,6 +542,7 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	struct task_ctx *tctx = task_ctx(p);
 	u64 w, bvt;
 	u16 best, but;
+	u32 due;
 
 	PROF_START();
 	PROF_MARK(CS_PROF_EMPTY);
@@ -531,6 +553,17 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	charge_flush(cpu);
 	PROF_MARK(CS_PROF_TICK_FLUSH);
 	untagged_guard(cpu);
+	/*
+	 * A bound untagged task of this core waited past the guard: leave a
+	 * cookie that keeps it out (or this CPU, if it is the one it needs).
+	 */
+	due = pin_due(cpu);
+	if (due && ((due & (1U << sib_of(cpu))) ||
+		    !cs_compat(tctx->slot, 0, mode))) {
+		p->scx.slice = 0;
+		kick_idle_in(cpu, due);
+		return;
+	}
 	if (draining(cpu) && !bound_kthread(p, cpu)) {
 		p->scx.slice = 0;
 		return;
@@ -600,6 +633,7 @@ void BPF_STRUCT_OPS(cs_quiescent, struct task_struct *p, u64 deq_flags)
 	if (tctx) {
 		weight_move(p, tctx, CS_SLOT_NONE);
 		queued_leave(tctx);
+		pin_leave(tctx, false);
 		tctx->fresh = 0;
 	}
 }

@@ -57,6 +57,7 @@ s32 BPF_STRUCT_OPS(cs_init_task, struct task_struct *p,
 	tctx->slot = CS_SLOT_NONE;
 	tctx->wslot = CS_SLOT_NONE;
 	tctx->qslot = CS_SLOT_NONE;
+	tctx->pin_cpu = CS_PIN_NONE;
 	/*
 	 * A child gets its parent's cookie here too, inside copy_process(),
 	 * where a failure fails the fork: what the task_alloc LSM hook does
@@ -90,6 +91,7 @@ void BPF_STRUCT_OPS(cs_exit_task, struct task_struct *p,
 		if (tctx->wslot != CS_SLOT_NONE)
 			weight_move(p, tctx, CS_SLOT_NONE);
 		queued_leave(tctx);
+		pin_leave(tctx, false);
 		slot_release(tctx->slot);
 		tctx->slot = CS_SLOT_NONE;
 	}

@@ -155,8 +155,6 @@ static void slot_release(u16 s)
  * needs it first.
  */
 #define CS_WSUM0_NS (1000ULL * 1000)
-/* Losses in a row that make the guard fail closed (untagged_guard). */
-#define CS_RESCUE_TRIES 4096
 
 static s64 *wsum0_of(u32 cpu)
 {
@@ -259,52 +257,6 @@ static bool vtime_place(u16 s)
 			return nv < v;
 	}
 	return false;
-}
-
-/*
- * The untagged work's guard (cs_rescue_due, cs_rescue_vtime). When it last
- * started running, or was queued from an empty queue: written at most once
- * per CS_WSUM0_NS, so that the runs of untagged work do not all write it.
- */
-u64 untagged_since;
-
-static void untagged_seen(u64 now)
-{
-	if (now - untagged_since > CS_WSUM0_NS)
-		untagged_since = now;
-}
-
-/*
- * From ops.tick: untagged work queued and not started for
- * CS_UNTAGGED_MAX_WAIT_NS gets its vtime lowered (one CPU does it, the
- * one whose compare-and-swap of untagged_since wins; it counts the rescue).
- * Worked example: 4,097 cookies queued, the untagged work 30 ms of vtime
- * ahead of the clock, its last run 1 s ago: the next tick lowers it to
- * vnow - 4 graces - 1 ns; the ticks that follow see it as the most
- * deserving and hand cores over where it is due (due_here), and its own
- * charges put it back in line.
- */
-static void untagged_guard(s32 cpu)
-{
-	u64 now = bpf_ktime_get_ns(), at = untagged_since, v, nv;
-	u64 *vt = vtime_of(0);
-	int i;
-
-	if (!cs_rescue_due(now, at, CS_UNTAGGED_MAX_WAIT_NS) ||
-	    cs_nr_queued(0) <= 0 ||
-	    __sync_val_compare_and_swap(&untagged_since, at, now) != at)
-		return;
-	bpf_for(i, 0, CS_RESCUE_TRIES) {
-		v = *(volatile u64 *)vt;
-		nv = cs_rescue_vtime(v, vnow, 4 * grace_ns);
-		if (nv == v || __sync_val_compare_and_swap(vt, v, nv) == v) {
-			cpu_stat(cpu)->untagged_rescues++;
-			return;
-		}
-	}
-	/* Every CPU's charges landing on it at once, this many times. */
-	cs_error("the untagged work's vtime lost %d compare-and-swap races",
-		 CS_RESCUE_TRIES);
 }
 
 /*

@@ -67,6 +67,7 @@ struct task_ctx {
 	u32 wval; /* weight counted in wslot (0: a cgroup cookie's task) */
 	u16 wcpu; /* slot 0: the CPU whose wsum0 it was added to */
 	u16 qslot; /* tagged slot it is counted queued in (slot_qcnt), or NONE */
+	u16 pin_cpu; /* CPU whose pin0[] counts it queued (guard.bpf.h), or NONE */
 };
 
 struct {

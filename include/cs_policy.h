@@ -205,6 +205,17 @@ struct cs_pcpu_s64 {
 	__s64 pad[7];
 } __attribute__((aligned(64)));
 
+/*
+ * Per CPU, on a cache line of its own: its queued untagged tasks bound to
+ * it, and since when they wait (bpf/guard.bpf.h).
+ */
+struct cs_pin {
+	__s32 nr;
+	__u32 pad0;
+	__u64 since; /* the first was queued with none before, or one ran */
+	__u64 pad[6];
+} __attribute__((aligned(64)));
+
 enum cs_verdict {
 	CS_CLAIM_OK = 0,
 	CS_BLOCKED_STABLE = 1, /* a sibling runs an incompatible cookie */

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The untagged work's guards (part of coresched.bpf.c, included once
+ * there). Untagged work (every kernel thread, the host's own daemons) is
+ * one cookie, slot 0, among the tagged ones, with one vtime; among
+ * thousands of cookies its turn can come seldom, and to a given core more
+ * seldom still. Two waits are bounded by CS_UNTAGGED_MAX_WAIT_NS (1 s,
+ * include/cs_policy.h), far below the 30 s after which the kernel's
+ * watchdog ejects the scheduler (its own worker is untagged work too):
+ *
+ * 1. The untagged work as a whole: queued a second without starting
+ *    anywhere, its vtime goes below the wake floor (untagged_guard), and
+ *    the usual handovers give it cores.
+ * 2. A task bound to one CPU (a per-CPU kworker, ksoftirqd): only that
+ *    CPU's core can serve it. Queued a second while that CPU ran no bound
+ *    untagged task, its core is due (pin_due): the tick of each sibling
+ *    that runs a conflicting cookie ends its slice, each dispatch there
+ *    claims only the untagged cookie, and the bound CPU moves the bound
+ *    task itself (move_pinned), however deep in the queue it waits.
+ *
+ * Worked example (2), 8x2 at 4,097 cookies: kworker/12:1 queued at t=0 on
+ * CPU 12; core {12,13} runs cookie A on CPU 13 and CPU 12 is forced idle.
+ * At t=1 s the tick of CPU 13 finds the core due and ends A's slice; CPU
+ * 13's dispatch claims the untagged cookie (and runs an untagged task, or
+ * idles); its switch away from A commits and kicks CPU 12, whose dispatch
+ * claims the untagged cookie too and moves kworker/12:1 to itself. That
+ * run restarts CPU 12's clock, and the core follows the vtimes again.
+ * (Before: kworker/12:1 waited 35.7 s and the watchdog ejected us.)
+ */
+#ifndef __CS_GUARD_BPF_H
+#define __CS_GUARD_BPF_H
+
+/* Losses in a row that make the guard fail closed (untagged_guard). */
+#define CS_RESCUE_TRIES 4096
+/* Queued tasks looked at for the bound one (move_pinned). */
+#define CS_PIN_SCAN 256
+/* task_ctx.pin_cpu of a task not counted in pin0[]. */
+#define CS_PIN_NONE 0xffff
+
+/*
+ * When untagged work last started running, or was queued from an empty
+ * queue: written at most once per CS_WSUM0_NS, so that the runs of
+ * untagged work do not all write it.
+ */
+u64 untagged_since;
+
+/* Per CPU: its bound untagged tasks queued, and since when (cs_policy.h). */
+struct cs_pin pin0[CS_MAX_CPUS];
+
+static void untagged_seen(u64 now)
+{
+	if (now - untagged_since > CS_WSUM0_NS)
+		untagged_since = now;
+}
+
+/*
+ * From ops.tick: untagged work queued and not started for
+ * CS_UNTAGGED_MAX_WAIT_NS gets its vtime lowered (cs_rescue_vtime; one CPU
+ * does it, the one whose compare-and-swap of untagged_since wins, and it
+ * counts the rescue). Example: 4,097 cookies queued, the untagged work 30
+ * ms of vtime ahead of the clock, its last run 1 s ago: the next tick
+ * lowers it to vnow - 4 graces - 1 ns; the ticks that follow see it as the
+ * most deserving and hand cores over where it is due (due_here), and its
+ * own charges put it back in line.
+ */
+static void untagged_guard(s32 cpu)
+{
+	u64 now = bpf_ktime_get_ns(), at = untagged_since, v, nv;
+	u64 *vt = vtime_of(0);
+	int i;
+
+	if (!cs_rescue_due(now, at, CS_UNTAGGED_MAX_WAIT_NS) ||
+	    cs_nr_queued(0) <= 0 ||
+	    __sync_val_compare_and_swap(&untagged_since, at, now) != at)
+		return;
+	bpf_for(i, 0, CS_RESCUE_TRIES) {
+		v = *(volatile u64 *)vt;
+		nv = cs_rescue_vtime(v, vnow, 4 * grace_ns);
+		if (nv == v || __sync_val_compare_and_swap(vt, v, nv) == v) {
+			cpu_stat(cpu)->untagged_rescues++;
+			return;
+		}
+	}
+	/* Every CPU's charges landing on it at once, this many times. */
+	cs_error("the untagged work's vtime lost %d compare-and-swap races",
+		 CS_RESCUE_TRIES);
+}
+
+static struct cs_pin *pin_of(u32 cpu)
+{
+	return &pin0[cpu & (CS_MAX_CPUS - 1)];
+}
+
+/* @p, queued in @slot, is untagged work bound to its CPU: count it there. */
+static void pin_enter(struct task_struct *p, struct task_ctx *tctx, u16 slot,
+		      u64 now)
+{
+	s32 cpu = scx_bpf_task_cpu(p);
+
+	if (slot != 0 || p->nr_cpus_allowed != 1 || cpu < 0 ||
+	    cpu >= CS_MAX_CPUS || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+		return;
+	if (__sync_fetch_and_add(&pin_of(cpu)->nr, 1) == 0)
+		pin_of(cpu)->since = now;
+	tctx->pin_cpu = cpu;
+}
+
+/* Uncount it: it runs (@ran: its CPU served one), sleeps or is re-queued. */
+static void pin_leave(struct task_ctx *tctx, bool ran)
+{
+	u32 cpu = tctx->pin_cpu;
+
+	if (cpu == CS_PIN_NONE)
+		return;
+	tctx->pin_cpu = CS_PIN_NONE;
+	if (ran)
+		pin_of(cpu)->since = bpf_ktime_get_ns();
+	if (__sync_fetch_and_add(&pin_of(cpu)->nr, -1) < 1)
+		cs_error("cpu %u: its bound untagged count went below 0", cpu);
+}
+
+static bool rq_online(s32 cpu); /* place.bpf.h */
+
+/*
+ * Has a bound untagged task waited on @cpu past the guard? Not while
+ * sched_ext sees @cpu offline: its siblings would run nothing else.
+ */
+static bool pin_overdue(s32 cpu, u64 now)
+{
+	struct cs_pin *pin = pin_of(cpu);
+
+	return *(volatile s32 *)&pin->nr > 0 && rq_online(cpu) &&
+	       cs_rescue_due(now, pin->since, CS_UNTAGGED_MAX_WAIT_NS);
+}
+
+/*
+ * The siblings of @cpu's core (bit i: sibling i) whose bound untagged
+ * tasks have waited past the guard; 0 if none.
+ */
+__attribute__((noinline)) u32 pin_due(s32 cpu)
+{
+	u64 now = bpf_ktime_get_ns();
+	int i, nr = nr_sibs(cpu);
+	u32 due = 0;
+
+	cs_for_each_sib(i) {
+		s32 c = sib_cpu(cpu, i);
+
+		if (i < nr && c >= 0 && pin_overdue(c, now))
+			due |= 1U << i;
+	}
+	return due;
+}
+
+/* Move a queued untagged task bound to @cpu here, however deep it waits. */
+__attribute__((noinline)) int move_pinned(s32 cpu)
+{
+	struct bpf_iter_scx_dsq it;
+	struct task_struct *p;
+	bool moved = false;
+	int n = 0;
+
+	bpf_iter_scx_dsq_new(&it, dsq_of(0), 0);
+	while ((p = bpf_iter_scx_dsq_next(&it))) {
+		if (++n > CS_PIN_SCAN)
+			break;
+		if (p->nr_cpus_allowed != 1 || p->migration_disabled ||
+		    !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+			continue;
+		moved = cs_move_iterated(&it, p, SCX_DSQ_LOCAL);
+		break;
+	}
+	bpf_iter_scx_dsq_destroy(&it);
+	return moved;
+}
+
+#endif /* __CS_GUARD_BPF_H */
