@@ -160,30 +160,11 @@ static bool prev_still(struct task_struct *prev, u16 slot)
  * cookies, is charged the same. Example, a 5 ms slice: T1 and T3 of A were
  * queued on CPU 0, T2 and T4 on CPU 1; CPU 0's slice of T1 ends with T2
  * (vtime 10 ms) at the head, then T3 (12 ms): CPU 0 takes T3, and the two
- * pairs keep their CPUs, as per-CPU runqueues would. Unless the head has
- * waited two slices already: then it goes first, wherever it waits (the
- * untagged work's hogs, each on its own CPU, kept the loader waiting 22 s
- * at 4,097 cookies: every CPU that took the cookie found a hog of its
- * own within the slice, and the loader's CPU seldom took it). A task bound to
- * this CPU alone (a per-CPU kworker) is taken even further behind: no
- * other CPU can serve it, and a core may hold its cookie seldom (at 4,097
- * cookies, kworker/14:1 waited 40 s and the kernel's watchdog ejected the
- * scheduler). Only which task of the claimed cookie runs changes; the
- * claim comes first, as before.
+ * pairs keep their CPUs, as per-CPU runqueues would. Only which task of
+ * the claimed cookie runs changes; the claim comes first, as before. (An
+ * untagged task bound to this CPU that waited past the guard is moved
+ * first, from wherever it waits: guard.bpf.h.)
  */
-/*
- * Has @p waited in its queue for more than two slices? (One is the normal
- * wait of 4 tasks of a cookie on a 2-thread core: the local choice must
- * still hold there, or every slice would migrate a task again.)
- */
-static bool head_waited(struct task_struct *p)
-{
-	struct task_ctx *tctx = task_ctx(p);
-
-	return tctx && tctx->enq_at &&
-	       bpf_ktime_get_ns() - tctx->enq_at > 2 * slice_ns;
-}
-
 __attribute__((noinline)) int move_local_first(s32 cpu, u32 slot)
 {
 	struct bpf_iter_scx_dsq it;
@@ -211,14 +192,9 @@ __attribute__((noinline)) int move_local_first(s32 cpu, u32 slot)
 		if (!seen) {
 			seen = true;
 			head_vt = p->scx.dsq_vtime;
-			/* A head that waited long goes first (consume). */
-			if (head_waited(p))
-				break;
 		}
-		/* Past a slice: only a task that can run nowhere else. */
-		if (p->scx.dsq_vtime > head_vt + slice_ns &&
-		    p->nr_cpus_allowed > 1)
-			continue;
+		if (p->scx.dsq_vtime > head_vt + slice_ns)
+			break;
 		/*
 		 * Not a task in migrate_disable(): some 6.12 kernels send it
 		 * to the global DSQ from here; consume takes it correctly.
