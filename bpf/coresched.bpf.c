@@ -346,6 +346,14 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 			kick_idle_in(cpu, core_can_run(cpu, s));
 	}
 
+	/*
+	 * Nothing else ran here: an untagged task bound to this CPU, if one
+	 * waits (passed over because the first tasks of its queue are bound
+	 * elsewhere), before this core idles with no tick to look again.
+	 */
+	if (pin_of(cpu)->nr > 0 &&
+	    try_run(cpu, 0, prev, prev_slot, was) == RUN_OK)
+		return;
 	PROF_SKIP(); /* the tries and their kicks are not timed */
 	/* Nothing compatible to run: release the claim and idle. */
 	set_claim(cpu, CS_SLOT_NONE);
@@ -385,9 +393,8 @@ void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
 		slot = fresh ? tctx->slot : refresh(p, tctx);
 		tctx->fresh = 0;
 		tctx->enq_at = bpf_ktime_get_ns();
-		/* Counted again below if bound (a migration skips quiescent). */
-		pin_leave(tctx, false);
-		pin_enter(p, tctx, slot, tctx->enq_at);
+		/* Counted anew (a migration skips quiescent), then uncounted. */
+		pin_requeue(p, tctx, slot, tctx->enq_at);
 	}
 	if (slot == CS_SLOT_TRUST) {
 		if (tctx)
@@ -468,7 +475,7 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 		*vseen_of(slot) = vnow;
 	}
 	queued_leave(tctx);
-	pin_leave(tctx, true);
+	pin_leave(tctx, !in_balance(cpu)); /* in balance: not a run here */
 	/*
 	 * The prev of a dispatch in progress on its CPU, re-queued by a nice,
 	 * affinity or cgroup change made from another CPU while that dispatch
@@ -553,17 +560,6 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	charge_flush(cpu);
 	PROF_MARK(CS_PROF_TICK_FLUSH);
 	untagged_guard(cpu);
-	/*
-	 * A bound untagged task of this core waited past the guard: leave a
-	 * cookie that keeps it out (or this CPU, if it is the one it needs).
-	 */
-	due = pin_due(cpu);
-	if (due && ((due & (1U << sib_of(cpu))) ||
-		    !cs_compat(tctx->slot, 0, mode))) {
-		p->scx.slice = 0;
-		kick_idle_in(cpu, due);
-		return;
-	}
 	if (draining(cpu) && !bound_kthread(p, cpu)) {
 		p->scx.slice = 0;
 		return;
@@ -578,6 +574,19 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 
 		commit_cur(cpu, s);
 		impose(cpu, s);
+	}
+	/*
+	 * A bound untagged task of this core waited past the guard: leave
+	 * this CPU if it is the one the task needs, or (strict mode) a
+	 * cookie that keeps it out next door; the dispatch that follows
+	 * claims only the untagged cookie (as pin_owed() says there).
+	 */
+	due = pin_due(cpu);
+	if (due && ((due & (1U << sib_of(cpu))) ||
+		    (mode == CS_MODE_STRICT && tctx->slot != 0))) {
+		p->scx.slice = 0;
+		kick_idle_in(cpu, due);
+		return;
 	}
 	PROF_MARK(CS_PROF_TICK_CHECKS);
 	/* Re-tagged: go back through enqueue to pick up the new cookie. */

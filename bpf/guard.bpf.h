@@ -13,12 +13,16 @@
  *    the usual handovers give it cores.
  * 2. A task bound to one CPU (a per-CPU kworker, ksoftirqd): only that
  *    CPU's core can serve it. Queued a second while that CPU ran no bound
- *    untagged task, its core is due (pin_due): the tick of each sibling
- *    that runs a conflicting cookie ends its slice, each dispatch there
- *    claims only the untagged cookie, and the bound CPU moves the bound
- *    task itself (move_pinned), however deep in the queue it waits.
+ *    untagged task, its core is due (pin_due): the bound CPU's tick ends
+ *    what it runs and its dispatch claims only the untagged cookie and
+ *    moves the bound task itself (move_pinned: among the first
+ *    CS_PIN_SCAN queued); in strict mode the siblings do the same but
+ *    for the move, so that no other cookie keeps it out. (In fill mode
+ *    the untagged cookie runs beside any other but the overflow queue's:
+ *    a sibling running that one keeps it out until its turn ends.)
+ *    A CPU about to idle also runs such a task if one waits, at once.
  *
- * Worked example (2), 8x2 at 4,097 cookies: kworker/12:1 queued at t=0 on
+ * Worked example (2), strict mode, 8x2 at 4,097 cookies: kworker/12:1 queued at t=0 on
  * CPU 12; core {12,13} runs cookie A on CPU 13 and CPU 12 is forced idle.
  * At t=1 s the tick of CPU 13 finds the core due and ends A's slice; CPU
  * 13's dispatch claims the untagged cookie (and runs an untagged task, or
@@ -30,8 +34,8 @@
 #ifndef __CS_GUARD_BPF_H
 #define __CS_GUARD_BPF_H
 
-/* Losses in a row that make the guard fail closed (untagged_guard). */
-#define CS_RESCUE_TRIES 4096
+/* Losses in a row after which the guard tries again at the next tick. */
+#define CS_RESCUE_TRIES 64
 /* Queued tasks looked at for the bound one (move_pinned). */
 #define CS_PIN_SCAN 256
 /* task_ctx.pin_cpu of a task not counted in pin0[]. */
@@ -76,14 +80,15 @@ static void untagged_guard(s32 cpu)
 	bpf_for(i, 0, CS_RESCUE_TRIES) {
 		v = *(volatile u64 *)vt;
 		nv = cs_rescue_vtime(v, vnow, 4 * grace_ns);
-		if (nv == v || __sync_val_compare_and_swap(vt, v, nv) == v) {
+		if (nv == v) /* already that low: something else holds it */
+			return;
+		if (__sync_val_compare_and_swap(vt, v, nv) == v) {
 			cpu_stat(cpu)->untagged_rescues++;
 			return;
 		}
 	}
-	/* Every CPU's charges landing on it at once, this many times. */
-	cs_error("the untagged work's vtime lost %d compare-and-swap races",
-		 CS_RESCUE_TRIES);
+	/* Every CPU's charges landing at once: the next tick tries again. */
+	untagged_since = at;
 }
 
 static struct cs_pin *pin_of(u32 cpu)
@@ -91,21 +96,22 @@ static struct cs_pin *pin_of(u32 cpu)
 	return &pin0[cpu & (CS_MAX_CPUS - 1)];
 }
 
-/* @p, queued in @slot, is untagged work bound to its CPU: count it there. */
-static void pin_enter(struct task_struct *p, struct task_ctx *tctx, u16 slot,
-		      u64 now)
+/*
+ * The counts of a CPU change under its runqueue lock (a bound task is
+ * queued, runs and leaves there), so since is written before the count
+ * that makes it matter; the readers (other CPUs' ticks) take no lock.
+ */
+static void pin_uncount(u32 cpu, bool ran)
 {
-	s32 cpu = scx_bpf_task_cpu(p);
+	struct cs_pin *pin = pin_of(cpu);
 
-	if (slot != 0 || p->nr_cpus_allowed != 1 || cpu < 0 ||
-	    cpu >= CS_MAX_CPUS || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
-		return;
-	if (__sync_fetch_and_add(&pin_of(cpu)->nr, 1) == 0)
-		pin_of(cpu)->since = now;
-	tctx->pin_cpu = cpu;
+	if (ran)
+		pin->since = bpf_ktime_get_ns();
+	if (__sync_fetch_and_add(&pin->nr, -1) < 1)
+		cs_error("cpu %u: its bound untagged count went below 0", cpu);
 }
 
-/* Uncount it: it runs (@ran: its CPU served one), sleeps or is re-queued. */
+/* Uncount it: it runs (@ran: its CPU served one), sleeps or leaves. */
 static void pin_leave(struct task_ctx *tctx, bool ran)
 {
 	u32 cpu = tctx->pin_cpu;
@@ -113,23 +119,46 @@ static void pin_leave(struct task_ctx *tctx, bool ran)
 	if (cpu == CS_PIN_NONE)
 		return;
 	tctx->pin_cpu = CS_PIN_NONE;
-	if (ran)
-		pin_of(cpu)->since = bpf_ktime_get_ns();
-	if (__sync_fetch_and_add(&pin_of(cpu)->nr, -1) < 1)
-		cs_error("cpu %u: its bound untagged count went below 0", cpu);
+	pin_uncount(cpu, ran);
 }
 
-static bool rq_online(s32 cpu); /* place.bpf.h */
+/*
+ * @p is queued in @slot (ops.enqueue): count it on its CPU if it is
+ * untagged work bound there, before it is uncounted where it was (a
+ * re-queue on the same CPU keeps its wait's start).
+ */
+static void pin_requeue(struct task_struct *p, struct task_ctx *tctx,
+			u16 slot, u64 now)
+{
+	u32 old = tctx->pin_cpu;
+	s32 cpu = scx_bpf_task_cpu(p);
+	struct cs_pin *pin;
+
+	tctx->pin_cpu = CS_PIN_NONE;
+	if (slot == 0 && p->nr_cpus_allowed == 1 && cpu >= 0 &&
+	    cpu < CS_MAX_CPUS && bpf_cpumask_test_cpu(cpu, p->cpus_ptr)) {
+		pin = pin_of(cpu);
+		if (*(volatile s32 *)&pin->nr <= 0)
+			pin->since = now;
+		__sync_fetch_and_add(&pin->nr, 1);
+		tctx->pin_cpu = cpu;
+	}
+	if (old != CS_PIN_NONE)
+		pin_uncount(old, false);
+}
+
+static bool scx_online(s32 cpu); /* place.bpf.h */
 
 /*
  * Has a bound untagged task waited on @cpu past the guard? Not while
- * sched_ext sees @cpu offline: its siblings would run nothing else.
+ * @cpu is offline for sched_ext or draining (it runs only its own
+ * kthreads then): its siblings would run nothing else meanwhile.
  */
 static bool pin_overdue(s32 cpu, u64 now)
 {
 	struct cs_pin *pin = pin_of(cpu);
 
-	return *(volatile s32 *)&pin->nr > 0 && rq_online(cpu) &&
+	return *(volatile s32 *)&pin->nr > 0 && scx_online(cpu) &&
 	       cs_rescue_due(now, pin->since, CS_UNTAGGED_MAX_WAIT_NS);
 }
 
@@ -152,7 +181,10 @@ __attribute__((noinline)) u32 pin_due(s32 cpu)
 	return due;
 }
 
-/* Move a queued untagged task bound to @cpu here, however deep it waits. */
+/*
+ * Move a queued untagged task bound to @cpu here, among the first
+ * CS_PIN_SCAN queued (not one in migrate_disable(): see move_local_first).
+ */
 __attribute__((noinline)) int move_pinned(s32 cpu)
 {
 	struct bpf_iter_scx_dsq it;
