@@ -579,7 +579,7 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	 * A bound untagged task of this core waited past the guard: leave
 	 * this CPU if it is the one the task needs, or (strict mode) a
 	 * cookie that keeps it out next door; the dispatch that follows
-	 * claims only the untagged cookie (as pin_owed() says there).
+	 * claims only the untagged cookie (cs_dispatch, the same test).
 	 */
 	due = pin_due(cpu);
 	if (due && ((due & (1U << sib_of(cpu))) ||

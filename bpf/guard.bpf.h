@@ -22,8 +22,9 @@
  *    a sibling running that one keeps it out until its turn ends.)
  *    A CPU about to idle also runs such a task if one waits, at once.
  *
- * Worked example (2), strict mode, 8x2 at 4,097 cookies: kworker/12:1 queued at t=0 on
- * CPU 12; core {12,13} runs cookie A on CPU 13 and CPU 12 is forced idle.
+ * Worked example (2), strict mode, 8x2 at 4,097 cookies: kworker/12:1
+ * queued at t=0 on CPU 12; core {12,13} runs cookie A on CPU 13 and CPU
+ * 12 is forced idle.
  * At t=1 s the tick of CPU 13 finds the core due and ends A's slice; CPU
  * 13's dispatch claims the untagged cookie (and runs an untagged task, or
  * idles); its switch away from A commits and kicks CPU 12, whose dispatch
