@@ -291,8 +291,7 @@ static enum run_result try_run(s32 cpu, u16 slot, struct task_struct *prev,
  */
 static bool bound_kthread(struct task_struct *p, s32 cpu)
 {
-	return (p->flags & PF_KTHREAD) && p->nr_cpus_allowed == 1 &&
-	       bpf_cpumask_test_cpu(cpu, p->cpus_ptr);
+	return (p->flags & PF_KTHREAD) && bound_to(p, cpu);
 }
 
 /* Claim @slot and move the first kthread of it bound to @cpu here. */

@@ -92,6 +92,13 @@ static void untagged_guard(s32 cpu)
 	untagged_since = at;
 }
 
+/* Can @p run on @cpu alone? (A task bound there.) */
+static bool bound_to(struct task_struct *p, s32 cpu)
+{
+	return p->nr_cpus_allowed == 1 &&
+	       bpf_cpumask_test_cpu(cpu, p->cpus_ptr);
+}
+
 static struct cs_pin *pin_of(u32 cpu)
 {
 	return &pin0[cpu & (CS_MAX_CPUS - 1)];
@@ -136,8 +143,7 @@ static void pin_requeue(struct task_struct *p, struct task_ctx *tctx,
 	struct cs_pin *pin;
 
 	tctx->pin_cpu = CS_PIN_NONE;
-	if (slot == 0 && p->nr_cpus_allowed == 1 && cpu >= 0 &&
-	    cpu < CS_MAX_CPUS && bpf_cpumask_test_cpu(cpu, p->cpus_ptr)) {
+	if (slot == 0 && cpu >= 0 && cpu < CS_MAX_CPUS && bound_to(p, cpu)) {
 		pin = pin_of(cpu);
 		if (*(volatile s32 *)&pin->nr <= 0)
 			pin->since = now;
@@ -197,8 +203,7 @@ __attribute__((noinline)) int move_pinned(s32 cpu)
 	while ((p = bpf_iter_scx_dsq_next(&it))) {
 		if (++n > CS_PIN_SCAN)
 			break;
-		if (p->nr_cpus_allowed != 1 || p->migration_disabled ||
-		    !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+		if (p->migration_disabled || !bound_to(p, cpu))
 			continue;
 		moved = cs_move_iterated(&it, p, SCX_DSQ_LOCAL);
 		break;

@@ -57,6 +57,10 @@ static void interval_2x2(struct cs_topo *t, struct cs_snapshot *a,
 	b->live_mask[CS_MAX_TAGGED / 64] = 1ULL << (CS_MAX_TAGGED % 64);
 	a->slot_full = 3;
 	b->slot_full = 5;
+	/* Rescues are per CPU: 1 + 2 in the interval. */
+	a->cpu[1].untagged_rescues = 4;
+	b->cpu[1].untagged_rescues = 5;
+	b->cpu[2].untagged_rescues = 2;
 	cs_interval_compute(t, a, b, iv);
 }
 
@@ -181,6 +185,7 @@ static bool test_prom_figures(void)
 		"\nscx_coresched_cookie_forced_idle_caused_ms{cookie=\"0x0000000000000005\",name=\"task:0x0000000000000005\"} 250.000\n",
 		"\nscx_coresched_cookie_run_ms{cookie=\"0x0000000000000011\",name=\"task:0x0000000000000011\"} 0.000\n",
 		"\nscx_coresched_slot_full 2\n",
+		"\nscx_coresched_untagged_rescues 3\n",
 	};
 	int i;
 
@@ -208,6 +213,19 @@ static bool test_json_interval_first(void)
 	return true;
 }
 
+/* The counters summed over the CPUs, in the JSON line too. */
+static bool test_json_counters(void)
+{
+	char *out = render(false);
+
+	CHECK(out, "no output");
+	CHECK(strstr(out, "\"slot_full\":2"), "slot_full: %s", out);
+	CHECK(strstr(out, "\"untagged_rescues\":3"), "untagged_rescues: %s",
+	      out);
+	free(out);
+	return true;
+}
+
 static bool test_cookie_names(void)
 {
 	char buf[64];
@@ -229,6 +247,7 @@ int main(void)
 	RUN(prom_grammar);
 	RUN(prom_figures);
 	RUN(json_interval_first);
+	RUN(json_counters);
 	RUN(cookie_names);
 	return nr_failed ? 1 : 0;
 }
