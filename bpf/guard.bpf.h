@@ -135,8 +135,8 @@ static void pin_leave(struct task_ctx *tctx, bool ran)
  * untagged work bound there, before it is uncounted where it was (a
  * re-queue on the same CPU keeps its wait's start).
  */
-static void pin_requeue(struct task_struct *p, struct task_ctx *tctx,
-			u16 slot, u64 now)
+static void pin_requeue(struct task_struct *p, struct task_ctx *tctx, u16 slot,
+			u64 now)
 {
 	u32 old = tctx->pin_cpu;
 	s32 cpu = scx_bpf_task_cpu(p);
