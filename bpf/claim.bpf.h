@@ -216,10 +216,15 @@ __attribute__((noinline)) int move_local_first(s32 cpu, u32 slot)
 
 /*
  * Claim @slot and move one of its tasks here (move_local_first), or keep
- * @prev if it is of @slot and nothing else of it waits.
+ * @prev if it is of @slot and nothing else of it waits. Returns an enum
+ * run_result. A global function, verified once instead of at each of
+ * dispatch's six calls: the verifier processed a fifth fewer
+ * instructions for cs_dispatch (53,892 instead of 68,602).
  */
-static enum run_result try_run(s32 cpu, u16 slot, struct task_struct *prev,
-			       u16 prev_slot, u16 was)
+__attribute__((noinline)) int
+try_run(s32 cpu, u32 slot,
+	struct task_struct *prev __arg_trusted __arg_nullable, u32 prev_slot,
+	u32 was)
 {
 	struct cs_cpu_stat *st = cpu_stat(cpu);
 	u32 core = core_of(cpu);

@@ -191,17 +191,21 @@ __attribute__((noinline)) u32 pin_due(s32 cpu)
 /*
  * Move a queued untagged task bound to @cpu here, among the first
  * CS_PIN_SCAN queued (not one in migrate_disable(): see move_local_first).
+ * The scan is counted by a bpf_for(): a plain counter compared with the
+ * constant made the verifier walk all 256 turns (4 s of a load in a TCG
+ * guest), the number iterator's value it need not track.
  */
 __attribute__((noinline)) int move_pinned(s32 cpu)
 {
 	struct bpf_iter_scx_dsq it;
 	struct task_struct *p;
 	bool moved = false;
-	int n = 0;
+	int n;
 
 	bpf_iter_scx_dsq_new(&it, dsq_of(0), 0);
-	while ((p = bpf_iter_scx_dsq_next(&it))) {
-		if (++n > CS_PIN_SCAN)
+	bpf_for(n, 0, CS_PIN_SCAN) {
+		p = bpf_iter_scx_dsq_next(&it);
+		if (!p)
 			break;
 		if (p->migration_disabled || !bound_to(p, cpu))
 			continue;

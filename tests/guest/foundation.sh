@@ -15,7 +15,35 @@ else
 	fail sched_ext_present "/sys/kernel/sched_ext missing or not disabled"
 fi
 
-if start_sched -v; then
+# verifier_cost: the verifier's work per program, from the -vv log (libbpf
+# prints its statistics: "processed N insns", "verification time T usec").
+# A measurement, with one bound: no program may take half the verifier's
+# 1,000,000-instruction limit (a kernel that verifies a little differently
+# would refuse it). A load's time is a restart's gap, so it is printed;
+# a scan the verifier walked turn by turn doubled it once (guard.bpf.h).
+VERIFY_MAX_INSNS=500000
+verifier_cost() {
+	local worst
+	awk '/-- BEGIN PROG LOAD LOG --/ { p = $3; gsub("[:\x27]", "", p) }
+		/^verification time/ { t[p] = $3 }
+		/^processed [0-9]+ insns/ { n[p] = $2 }
+		END { for (p in n) printf "%s %d %d\n", p, n[p], t[p] }' "$TMP/sched.err" |
+		sort -k2,2nr >"$TMP/verifier"
+	info "verifier (program, insns processed, us), the costliest:" \
+		"$(head -n 4 "$TMP/verifier" | tr '\n' ';')" \
+		"all $(wc -l <"$TMP/verifier") programs:" \
+		"$(awk '{ n += $2; t += $3 } END { printf "%d insns, %.2f s", n, t / 1e6 }' "$TMP/verifier")"
+	worst=$(head -n 1 "$TMP/verifier")
+	if [ -z "$worst" ]; then
+		fail verifier_within_limit "no verifier statistics in the -vv log"
+	elif [ "$(echo "$worst" | cut -d' ' -f2)" -gt $VERIFY_MAX_INSNS ]; then
+		fail verifier_within_limit "$worst: over $VERIFY_MAX_INSNS insns processed"
+	else
+		pass verifier_within_limit
+	fi
+}
+
+if start_sched -vv; then
 	ops=$(scx_ops)
 	if stop_sched INT && grep -q "detached: unregistered from user space" "$TMP/sched.err"; then
 		pass sched_attach_detach
@@ -23,6 +51,7 @@ if start_sched -v; then
 		fail sched_attach_detach "no clean detach: $(tail -n 1 "$TMP/sched.err")"
 	fi
 	info "ops name while enabled: $ops"
+	verifier_cost
 else
 	fail sched_attach_detach "did not attach"
 fi
