@@ -226,6 +226,45 @@ static bool test_json_counters(void)
 	return true;
 }
 
+/*
+ * Forced idle still going on is counted up to each snapshot: CPU 2 forced
+ * idle since 5.5 s (still at 6 s), CPU 3 from 4 s to 5.8 s (ended, 1.8 s
+ * added then): 0.5 s and 0.8 s of the 1 s interval, not 0 and 1.8 s.
+ */
+static bool test_forced_idle_in_progress(void)
+{
+	static struct cs_topo t;
+	static struct cs_snapshot a, b;
+	struct cs_interval iv;
+
+	interval_2x2(&t, &a, &b, &iv);
+	b.cpu[2].fi_start = 5500 * MS;
+	a.cpu[3].fi_start = 4000 * MS;
+	b.cpu[3].forced_idle_ns = 1800 * MS;
+	cs_interval_compute(&t, &a, &b, &iv);
+	CHECK(iv.core_forced_idle_pct[1] > 64.99 &&
+		      iv.core_forced_idle_pct[1] < 65.01,
+	      "core 1: %.3f %%, expected (0.5 + 0.8) / 2 = 65 %%",
+	      iv.core_forced_idle_pct[1]);
+	/* A stretch that started after the snapshot's clock: not yet. */
+	b.cpu[2].fi_start = 6100 * MS;
+	cs_interval_compute(&t, &a, &b, &iv);
+	CHECK(iv.core_forced_idle_pct[1] > 39.99 &&
+		      iv.core_forced_idle_pct[1] < 40.01,
+	      "core 1: %.3f %%, expected 0.8 / 2 = 40 %%",
+	      iv.core_forced_idle_pct[1]);
+	/* Never more than the interval per CPU, never below 0. */
+	b.cpu[2].fi_start = 0;
+	b.cpu[3].forced_idle_ns = 9000 * MS;
+	a.cpu[2].fi_start = 4000 * MS;
+	cs_interval_compute(&t, &a, &b, &iv);
+	CHECK(iv.core_forced_idle_pct[1] > 49.99 &&
+		      iv.core_forced_idle_pct[1] < 50.01,
+	      "core 1: %.3f %%, expected (0 + 1) / 2 = 50 %%",
+	      iv.core_forced_idle_pct[1]);
+	return true;
+}
+
 static bool test_cookie_names(void)
 {
 	char buf[64];
@@ -249,5 +288,6 @@ int main(void)
 	RUN(json_interval_first);
 	RUN(json_counters);
 	RUN(cookie_names);
+	RUN(forced_idle_in_progress);
 	return nr_failed ? 1 : 0;
 }
