@@ -231,6 +231,13 @@ static bool test_json_counters(void)
  * idle since 5.5 s (still at 6 s), CPU 3 from 4 s to 5.8 s (ended, 1.8 s
  * added then): 0.5 s and 0.8 s of the 1 s interval, not 0 and 1.8 s.
  */
+/* Core 1's forced idle after cs_interval_compute(), within 0.01 %. */
+#define CHECK_CORE1(iv, want)                                               \
+	CHECK((iv).core_forced_idle_pct[1] > (want) - 0.01 &&               \
+		      (iv).core_forced_idle_pct[1] < (want) + 0.01,         \
+	      "core 1: %.3f %%, expected %.1f %%",                          \
+	      (iv).core_forced_idle_pct[1], (double)(want))
+
 static bool test_forced_idle_in_progress(void)
 {
 	static struct cs_topo t;
@@ -242,26 +249,17 @@ static bool test_forced_idle_in_progress(void)
 	a.cpu[3].fi_start = 4000 * MS;
 	b.cpu[3].forced_idle_ns = 1800 * MS;
 	cs_interval_compute(&t, &a, &b, &iv);
-	CHECK(iv.core_forced_idle_pct[1] > 64.99 &&
-		      iv.core_forced_idle_pct[1] < 65.01,
-	      "core 1: %.3f %%, expected (0.5 + 0.8) / 2 = 65 %%",
-	      iv.core_forced_idle_pct[1]);
+	CHECK_CORE1(iv, 65); /* (0.5 s + 0.8 s) / 2 CPUs */
 	/* A stretch that started after the snapshot's clock: not yet. */
 	b.cpu[2].fi_start = 6100 * MS;
 	cs_interval_compute(&t, &a, &b, &iv);
-	CHECK(iv.core_forced_idle_pct[1] > 39.99 &&
-		      iv.core_forced_idle_pct[1] < 40.01,
-	      "core 1: %.3f %%, expected 0.8 / 2 = 40 %%",
-	      iv.core_forced_idle_pct[1]);
+	CHECK_CORE1(iv, 40); /* 0.8 s / 2 */
 	/* Never more than the interval per CPU, never below 0. */
 	b.cpu[2].fi_start = 0;
 	b.cpu[3].forced_idle_ns = 9000 * MS;
 	a.cpu[2].fi_start = 4000 * MS;
 	cs_interval_compute(&t, &a, &b, &iv);
-	CHECK(iv.core_forced_idle_pct[1] > 49.99 &&
-		      iv.core_forced_idle_pct[1] < 50.01,
-	      "core 1: %.3f %%, expected (0 + 1) / 2 = 50 %%",
-	      iv.core_forced_idle_pct[1]);
+	CHECK_CORE1(iv, 50); /* (0 + 1 s) / 2 */
 	return true;
 }
 
