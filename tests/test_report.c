@@ -226,11 +226,6 @@ static bool test_json_counters(void)
 	return true;
 }
 
-/*
- * Forced idle still going on is counted up to each snapshot: CPU 2 forced
- * idle since 5.5 s (still at 6 s), CPU 3 from 4 s to 5.8 s (ended, 1.8 s
- * added then): 0.5 s and 0.8 s of the 1 s interval, not 0 and 1.8 s.
- */
 /* Core 1's forced idle after cs_interval_compute(), within 0.01 %. */
 #define CHECK_CORE1(iv, want)                                               \
 	CHECK((iv).core_forced_idle_pct[1] > (want) - 0.01 &&               \
@@ -238,6 +233,11 @@ static bool test_json_counters(void)
 	      "core 1: %.3f %%, expected %.1f %%",                          \
 	      (iv).core_forced_idle_pct[1], (double)(want))
 
+/*
+ * Forced idle still going on is counted up to each snapshot: CPU 2 forced
+ * idle since 5.5 s (still at 6 s), CPU 3 from 4 s to 5.8 s (ended, 1.8 s
+ * added then): 0.5 s and 0.8 s of the 1 s interval, not 0 and 1.8 s.
+ */
 static bool test_forced_idle_in_progress(void)
 {
 	static struct cs_topo t;
