@@ -193,7 +193,7 @@ __attribute__((noinline)) u32 pin_due(s32 cpu)
  * CS_PIN_SCAN queued (not one in migrate_disable(): see move_local_first).
  * The scan is counted by a bpf_for(): a plain counter compared with the
  * constant made the verifier walk all 256 turns (4 s of a load in a TCG
- * guest), the number iterator's value it need not track.
+ * guest); an iterator's loop is verified until its states repeat.
  */
 __attribute__((noinline)) int move_pinned(s32 cpu)
 {

@@ -19,8 +19,9 @@ fi
 # prints its statistics: "processed N insns", "verification time T usec").
 # A measurement, with one bound: no program may take half the verifier's
 # 1,000,000-instruction limit (a kernel that verifies a little differently
-# would refuse it). A load's time is a restart's gap, so it is printed;
-# a scan the verifier walked turn by turn doubled it once (guard.bpf.h).
+# would refuse it). A load's time is a restart's gap, so it is printed,
+# not bounded (no timing asserts): a scan the verifier walked turn by turn
+# doubled it once (guard.bpf.h) at 68,602 insns, far below this bound.
 VERIFY_MAX_INSNS=500000
 verifier_cost() {
 	local worst
@@ -34,8 +35,9 @@ verifier_cost() {
 		"all $(wc -l <"$TMP/verifier") programs:" \
 		"$(awk '{ n += $2; t += $3 } END { printf "%d insns, %.2f s", n, t / 1e6 }' "$TMP/verifier")"
 	worst=$(head -n 1 "$TMP/verifier")
-	if [ -z "$worst" ]; then
-		fail verifier_within_limit "no verifier statistics in the -vv log"
+	# (the tagging and policy programs log there too: dispatch must)
+	if ! grep -q '^cs_dispatch [0-9]' "$TMP/verifier"; then
+		fail verifier_within_limit "no verifier statistics for cs_dispatch in the -vv log"
 	elif [ "$(echo "$worst" | cut -d' ' -f2)" -gt $VERIFY_MAX_INSNS ]; then
 		fail verifier_within_limit "$worst: over $VERIFY_MAX_INSNS insns processed"
 	else
