@@ -32,6 +32,8 @@ u8 cpu_sib[CS_MAX_CPUS]; /* cpu -> sibling index in its core */
 u8 cpu_known[CS_MAX_CPUS]; /* its siblings are known: it has a core */
 u8 core_nr[CS_MAX_CPUS]; /* core -> number of siblings */
 u16 core_cpu[CS_MAX_CPUS][CS_MAX_SMT]; /* core, sibling -> cpu */
+u16 cpu_llc[CS_MAX_CPUS]; /* cpu -> last-level cache (before cpu_known) */
+u32 nr_llcs; /* last-level caches known: locality matters past 1 */
 
 #define CS_NO_CPU 0xffff /* core_cpu[][] of a sibling the core lacks */
 
@@ -63,6 +65,11 @@ static u64 *core_word_of(s32 cpu)
 	if (cpu < 0 || cpu >= CS_MAX_CPUS || fenced(cpu))
 		return NULL;
 	return &core_state[core_of(cpu)].word;
+}
+
+static u32 llc_of(s32 cpu)
+{
+	return cpu_llc[(u32)cpu & (CS_MAX_CPUS - 1)];
 }
 
 static int sib_of(s32 cpu)

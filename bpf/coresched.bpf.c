@@ -460,6 +460,14 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 	tctx->fresh = 0; /* ops.enqueue was skipped (a direct local insert) */
 	slot = tctx->slot;
 	tctx->last_charge = now;
+	if (tctx->last_cpu != cpu) {
+		if (tctx->last_cpu != CS_NO_CPU) {
+			st->migrations++;
+			if (llc_of(tctx->last_cpu) != llc_of(cpu))
+				st->llc_migrations++;
+		}
+		tctx->last_cpu = cpu;
+	}
 	if (tctx->enq_at) {
 		u64 wait = now - tctx->enq_at;
 

@@ -58,6 +58,7 @@ s32 BPF_STRUCT_OPS(cs_init_task, struct task_struct *p,
 	tctx->wslot = CS_SLOT_NONE;
 	tctx->qslot = CS_SLOT_NONE;
 	tctx->pin_cpu = CS_PIN_NONE;
+	tctx->last_cpu = CS_NO_CPU;
 	/*
 	 * A child gets its parent's cookie here too, inside copy_process(),
 	 * where a failure fails the fork: what the task_alloc LSM hook does

@@ -68,6 +68,7 @@ struct task_ctx {
 	u16 wcpu; /* slot 0: the CPU whose wsum0 it was added to */
 	u16 qslot; /* tagged slot it is counted queued in (slot_qcnt), or NONE */
 	u16 pin_cpu; /* CPU whose pin0[] counts it queued (guard.bpf.h), or NONE */
+	u16 last_cpu; /* the CPU it last ran on, or CS_NO_CPU */
 };
 
 struct {

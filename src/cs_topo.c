@@ -372,6 +372,7 @@ static int topo_read(struct cs_topo *t, const char *root, bool online_only,
 	memset(t, 0, sizeof(*t));
 	memset(t->cpu_core, -1, sizeof(t->cpu_core));
 	memset(t->core_cpu, -1, sizeof(t->core_cpu));
+	memset(t->cpu_llc, -1, sizeof(t->cpu_llc));
 	/* The scheduler's limit first: no use reading a topology it cannot take. */
 	snprintf(path, sizeof(path), "%s/possible", root);
 	if (read_list(path, m->possible, CS_MAX_CPUS, err, len) < 0 ||
@@ -395,8 +396,10 @@ static int topo_read(struct cs_topo *t, const char *root, bool online_only,
 	t->nr_cpus = m->nr_cpus;
 	t->nr_cores = m->nr_cores;
 	t->smt = m->smt_max;
+	t->nr_llcs = m->nr_llcs;
 	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
 		t->cpu_core[cpu] = m->cpu[cpu].core;
+		t->cpu_llc[cpu] = m->cpu[cpu].llc;
 		t->cpu_sib[cpu] = m->possible[cpu] && m->cpu[cpu].online ?
 					 m->cpu[cpu].sib : 0;
 	}
@@ -442,6 +445,21 @@ static int known_core(const struct cs_topo *t, const struct cs_topo *now,
 		core = i;
 	}
 	return core;
+}
+
+/*
+ * The last-level cache of @t that @cpu (new) belongs to: that of a CPU @t
+ * knows which shares one with it in @now; else a new one.
+ */
+static int known_llc(struct cs_topo *t, const struct cs_topo *now, int cpu)
+{
+	int c;
+
+	for (c = 0; c < now->nr_cpus && c < CS_MAX_CPUS; c++)
+		if (c != cpu && t->cpu_llc[c] >= 0 &&
+		    now->cpu_llc[c] == now->cpu_llc[cpu])
+			return t->cpu_llc[c];
+	return t->nr_llcs++;
 }
 
 /* A CPU @t knows that @now shows offline, or -1. */
@@ -498,6 +516,7 @@ int cs_topo_merge(struct cs_topo *t, const struct cs_topo *now, int *added,
 		t->core_cpu[core][t->core_nr[core]] = cpu;
 		t->cpu_sib[cpu] = t->core_nr[core]++;
 		t->cpu_core[cpu] = core;
+		t->cpu_llc[cpu] = known_llc(t, now, cpu);
 		if (t->core_nr[core] > t->smt)
 			t->smt = t->core_nr[core];
 		added[n++] = cpu;

@@ -73,6 +73,12 @@ struct cs_topo {
 	 * it, since sibling lists show online CPUs only.
 	 */
 	int core_key[CS_MAX_CPUS];
+	/*
+	 * Last-level caches: a dense index per known CPU (-1: unknown), in
+	 * the order they were read or placed; @nr_llcs of them.
+	 */
+	int nr_llcs;
+	int cpu_llc[CS_MAX_CPUS];
 };
 
 /*
@@ -123,7 +129,8 @@ int cs_topo_read_online(struct cs_topo *t, const char *root, char *err,
  * index @t already gave: a CPU joins the core of a sibling @t knows, or
  * the core of @t with the same core_key (its known threads may be offline
  * now, and then missing from the sibling lists), as its next sibling; or
- * else a new core with its other new siblings. The CPUs
+ * else a new core with its other new siblings. It joins the last-level
+ * cache of a CPU @t knows that shares one with it in @now, or a new one. The CPUs
  * placed go to @added (at most @max), in the order they were placed;
  * returns how many. A CPU that would make its core wider than CS_MAX_SMT,
  * or whose known siblings and core_key name two cores of @t (sysfs

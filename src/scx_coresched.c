@@ -298,7 +298,9 @@ static void set_topology(struct coresched *skel, const struct cs_topo *t)
 							    t->cpu_core[cpu];
 		bss->cpu_sib[cpu] = t->cpu_sib[cpu];
 		bss->cpu_known[cpu] = t->cpu_core[cpu] >= 0;
+		bss->cpu_llc[cpu] = t->cpu_llc[cpu] < 0 ? 0 : t->cpu_llc[cpu];
 	}
+	bss->nr_llcs = t->nr_llcs > 0 ? t->nr_llcs : 1;
 	for (core = 0; core < CS_MAX_CPUS; core++) {
 		bss->core_nr[core] = t->core_nr[core];
 		for (i = 0; i < CS_MAX_SMT; i++)
@@ -321,6 +323,8 @@ static void unfence(struct coresched *skel, const struct cs_topo *t, int cpu)
 	bss->core_cpu[core][sib] = cpu;
 	bss->cpu_sib[cpu] = sib;
 	bss->cpu_core[cpu] = core;
+	bss->cpu_llc[cpu] = t->cpu_llc[cpu];
+	bss->nr_llcs = t->nr_llcs;
 	__atomic_store_n(&bss->core_nr[core], t->core_nr[core],
 			 __ATOMIC_SEQ_CST);
 	__atomic_store_n(&bss->cpu_known[cpu], 1, __ATOMIC_SEQ_CST);
@@ -835,9 +839,10 @@ int main(int argc, char **argv)
 				(double)(started_at - lost_at) / 1e6, restarts);
 		else
 			fprintf(stderr,
-				"scx_coresched: enabled, mode %s, %d CPUs in %d cores (SMT %d), slice %llu us, kernel threads %s, fail-mode %s\n",
+				"scx_coresched: enabled, mode %s, %d CPUs in %d cores (SMT %d) and %d last-level caches, slice %llu us, kernel threads %s, fail-mode %s\n",
 				mode_name(o.mode), topo.nr_cpus, topo.nr_cores,
-				topo.smt, (unsigned long long)(o.slice_ns / 1000),
+				topo.smt, topo.nr_llcs,
+				(unsigned long long)(o.slice_ns / 1000),
 				o.trust_kthreads ? "trusted" : "untagged",
 				o.fail_mode == CS_FAIL_CLOSED ? "closed" : "open");
 		lost_at = 0;

@@ -483,13 +483,16 @@ static void topo_by_hand(struct cs_topo *t, int nr_cpus,
 	memset(t, 0, sizeof(*t));
 	memset(t->cpu_core, -1, sizeof(t->cpu_core));
 	memset(t->core_cpu, -1, sizeof(t->core_cpu));
+	memset(t->cpu_llc, -1, sizeof(t->cpu_llc));
 	t->nr_cpus = nr_cpus;
 	t->nr_cores = nr_cores;
+	t->nr_llcs = 1;
 	for (c = 0; c < nr_cores; c++)
 		for (i = 0; cores[c][i] >= 0; i++) {
 			t->core_cpu[c][i] = cores[c][i];
 			t->cpu_core[cores[c][i]] = c;
 			t->cpu_sib[cores[c][i]] = i;
+			t->cpu_llc[cores[c][i]] = 0;
 			t->core_nr[c] = i + 1;
 			if (i + 1 > t->smt)
 				t->smt = i + 1;

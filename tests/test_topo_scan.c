@@ -134,6 +134,10 @@ static bool test_scan_2s2c2t_numa(void)
 	CHECK(!cs_topo_read(&t, root, err, sizeof(err)), "read: %s", err);
 	CHECK_INT(t.nr_cores, 4);
 	CHECK_INT(t.cpu_core[5], 2);
+	CHECK_INT(t.nr_llcs, 2);
+	CHECK_INT(t.cpu_llc[3], 0);
+	CHECK_INT(t.cpu_llc[4], 1);
+	CHECK_INT(t.cpu_llc[5], 1);
 	return true;
 }
 
@@ -225,6 +229,42 @@ static bool test_scan_offline(void)
 	CHECK_INT(cs_topo_read(&t, root, err, sizeof(err)), -1);
 	CHECK(strstr(err, "CPU 1 ") && strstr(err, "offline"), "message: %s",
 	      err);
+	return true;
+}
+
+/*
+ * Last-level caches of CPUs placed after the load: with socket 1 offline
+ * (2x2x2, CPUs 4-7) and cpu1 too, the first read knows one LLC; when all
+ * come online, cpu1 joins its socket's LLC and socket 1's four CPUs share
+ * a new one, though the second read alone would number them alike.
+ */
+static bool test_scan_offline_llc_placed(void)
+{
+	static const struct fake_shape before = { .name = "llc-before",
+						  .sockets = 2, .cores = 2,
+						  .threads = 2,
+						  .offline = "1,4-7" };
+	static const struct fake_shape after = { .name = "llc-after",
+						 .sockets = 2, .cores = 2,
+						 .threads = 2 };
+	struct cs_topo t, now;
+	int added[CS_MAX_CPUS];
+	char err[256];
+
+	CHECK(fake_machine(&before, &cpus, root, sizeof(root)), "cannot build");
+	CHECK(!cs_topo_read_online(&t, root, err, sizeof(err)), "read: %s",
+	      err);
+	CHECK_INT(t.nr_llcs, 1);
+	CHECK_INT(t.cpu_llc[4], -1);
+	CHECK(fake_machine(&after, &cpus, root, sizeof(root)), "cannot build");
+	CHECK(!cs_topo_read_online(&now, root, err, sizeof(err)), "read: %s",
+	      err);
+	CHECK_INT(cs_topo_merge(&t, &now, added, CS_MAX_CPUS, err, sizeof(err)),
+		  5);
+	CHECK_INT(t.nr_llcs, 2);
+	CHECK_INT(t.cpu_llc[1], 0);
+	CHECK_INT(t.cpu_llc[4], 1);
+	CHECK_INT(t.cpu_llc[7], 1);
 	return true;
 }
 
@@ -354,6 +394,7 @@ int main(void)
 	RUN(scan_smt9_refused);
 	RUN(scan_hybrid);
 	RUN(scan_offline);
+	RUN(scan_offline_llc_placed);
 	RUN(scan_512);
 	RUN(scan_513_refused);
 	RUN(scan_no_cache);
