@@ -164,14 +164,23 @@ static bool prev_still(struct task_struct *prev, u16 slot)
  * the claimed cookie runs changes; the claim comes first, as before. (An
  * untagged task bound to this CPU that waited past the guard is moved
  * first, from wherever it waits: guard.bpf.h.)
+ * With more than one last-level cache (sockets), a CPU that finds none of
+ * its own takes the first of them queued on a CPU of its LLC, so a task
+ * crosses to another socket only when no CPU of its own socket took it
+ * within a slice of its turn: on 2 sockets, T5 of A queued on CPU 1
+ * (socket 0) and T6 behind it on CPU 5 (socket 1): CPU 4 (socket 1) takes
+ * T6, and T5 waits for socket 0 or, once more than a slice behind the
+ * tasks after it, for any CPU. The cookie's vtime is charged the same, so
+ * the fairness between cookies holds across LLCs as within one.
  */
 __attribute__((noinline)) int move_local_first(s32 cpu, u32 slot)
 {
+	struct task_struct *p, *near = NULL; /* near: first of this LLC */
 	struct bpf_iter_scx_dsq it;
-	struct task_struct *p;
 	bool seen = false, moved = false;
 	u64 head_vt = 0;
 	int n = 0;
+	s32 at;
 
 	PROF_START();
 	/* This CPU owes its bound untagged task a turn (guard.bpf.h). */
@@ -199,12 +208,21 @@ __attribute__((noinline)) int move_local_first(s32 cpu, u32 slot)
 		 * Not a task in migrate_disable(): some 6.12 kernels send it
 		 * to the global DSQ from here; consume takes it correctly.
 		 */
-		if (scx_bpf_task_cpu(p) != cpu || p->migration_disabled)
+		if (p->migration_disabled)
 			continue;
+		at = scx_bpf_task_cpu(p);
+		if (at != cpu) {
+			if (nr_llcs > 1 && !near && llc_of(at) == llc_of(cpu))
+				near = p;
+			continue;
+		}
 		/* On this runqueue: a local move, never a migration. */
 		moved = cs_move_iterated(&it, p, SCX_DSQ_LOCAL);
 		break;
 	}
+	/* None of its own: one of its LLC (still queued, or not moved). */
+	if (!moved && near)
+		moved = cs_move_iterated(&it, near, SCX_DSQ_LOCAL);
 	bpf_iter_scx_dsq_destroy(&it);
 	PROF_MARK(CS_PROF_MOVE_LOCAL);
 	if (moved)

@@ -9,7 +9,10 @@
  * and CPU 3 0 (B next door: no claim of A could succeed), so the task goes
  * to CPU 1. Had CPU 0 been idle too, CPU 1 would have scored 2 (an idle
  * core); a CPU whose core runs another compatible cookie (untagged work,
- * in fill mode) scores 1.
+ * in fill mode) scores 1. With more than one last-level cache, a CPU of
+ * the task's last LLC (that of prev_cpu) comes before every CPU of
+ * another: its LLC is warm, and another socket gets the task only when
+ * none of its own has a CPU that can take it.
  */
 #ifndef __CS_PLACE_BPF_H
 #define __CS_PLACE_BPF_H
@@ -98,9 +101,24 @@ static bool cand_bit(const u64 *cands, u32 cpu)
 }
 
 /*
- * Best CPU for a task of @slot among the idle CPUs @p may run on: its
- * cookie already on the core (score 3), then an idle core, then any
- * compatible one; @prev_cpu wins ties and is taken at once from score 2.
+ * @cpu's place_score() for a task last on LLC @home, raised by 4 if @cpu
+ * is on it (or there is only one LLC): 5 to 7 on the home LLC, 1 to 3 on
+ * another, 0 unusable.
+ */
+static int near_score(s32 cpu, u32 slot, u32 home)
+{
+	int score = place_score(cpu, slot);
+
+	if (score && (nr_llcs <= 1 || llc_of(cpu) == home))
+		score += 4;
+	return score;
+}
+
+/*
+ * Best CPU for a task of @slot among the idle CPUs @p may run on, those
+ * of @prev_cpu's LLC first (near_score): its cookie already on the core,
+ * then an idle core, then any compatible one; @prev_cpu wins ties and is
+ * taken at once if it is an idle core or its core runs the cookie.
  * Returns -1 if none. The masks are read a word (64 CPUs) at a time; the
  * walk over the CPUs tests a bit each and scores only the set ones, and
  * stops at the first score 3. Global (verified once): @p is the kernel's
@@ -113,6 +131,7 @@ __attribute__((noinline)) s32 pick_cpu(struct task_struct *p __arg_trusted,
 	const struct cpumask *idle;
 	int best_score = 0, k, i;
 	s32 best = -1;
+	u32 home = 0;
 
 	idle = scx_bpf_get_idle_cpumask();
 	bpf_for(k, 0, CS_MAX_CPUS / 64) {
@@ -124,13 +143,15 @@ __attribute__((noinline)) s32 pick_cpu(struct task_struct *p __arg_trusted,
 	}
 	scx_bpf_put_idle_cpumask(idle);
 
-	if (prev_cpu >= 0 && prev_cpu < CS_MAX_CPUS &&
-	    cand_bit(cands, prev_cpu)) {
-		best_score = place_score(prev_cpu, slot);
-		if (best_score)
-			best = prev_cpu;
-		if (best_score >= 2)
-			return best;
+	if (prev_cpu >= 0 && prev_cpu < CS_MAX_CPUS) {
+		home = llc_of(prev_cpu);
+		if (cand_bit(cands, prev_cpu)) {
+			best_score = near_score(prev_cpu, slot, home);
+			if (best_score)
+				best = prev_cpu;
+			if (best_score >= 6)
+				return best;
+		}
 	}
 	bpf_for(i, 0, CS_MAX_CPUS) {
 		int score;
@@ -139,11 +160,11 @@ __attribute__((noinline)) s32 pick_cpu(struct task_struct *p __arg_trusted,
 			break;
 		if (!cand_bit(cands, i) || i == prev_cpu)
 			continue;
-		score = place_score(i, slot);
+		score = near_score(i, slot, home);
 		if (score > best_score) {
 			best = i;
 			best_score = score;
-			if (score == 3)
+			if (score == 7)
 				break;
 		}
 	}

@@ -6,7 +6,7 @@
 set -u
 
 ROOT=$PWD
-SCHED=$ROOT/build/scx_coresched
+SCHED=${SCX_SCHED:-$ROOT/build/scx_coresched} # SCX_SCHED: another build, for A/B runs
 CTL=$ROOT/build/coreschedctl
 OBS=$ROOT/build/coresched-audit
 PROGRESS=$ROOT/build/progress
