@@ -233,6 +233,21 @@ __attribute__((noinline)) int move_local_first(s32 cpu, u32 slot)
 }
 
 /*
+ * The core left slot @old for @slot (core_last): count it in slot_cores.
+ * A count outlives its cookie when the slot is freed with cores still
+ * naming it (core_last is not the core word), so a reused slot may start
+ * with cores it never held, until they switch: cs_yield_grace() is a
+ * heuristic, never a safety check.
+ */
+static void cores_held_move(u32 old, u32 slot)
+{
+	if (old < CS_NR_SLOTS)
+		__sync_fetch_and_sub(&slot_cores[CS_SLOT_IDX(old)], 1);
+	if (slot < CS_NR_SLOTS)
+		__sync_fetch_and_add(&slot_cores[CS_SLOT_IDX(slot)], 1);
+}
+
+/*
  * Claim @slot and move one of its tasks here (move_local_first), or keep
  * @prev if it is of @slot and nothing else of it waits. Returns an enum
  * run_result. A global function, verified once instead of at each of
@@ -245,7 +260,7 @@ try_run(s32 cpu, u32 slot,
 	u32 was)
 {
 	struct cs_cpu_stat *st = cpu_stat(cpu);
-	u32 core = core_of(cpu);
+	u32 core = core_of(cpu), old;
 	int v;
 
 	PROF_START();
@@ -285,9 +300,12 @@ try_run(s32 cpu, u32 slot,
 	if (was != slot && was != CS_SLOT_NONE &&
 	    was != cs_cur(core_read(cpu), sib_of(cpu)))
 		kick_forced_siblings(cpu);
-	if (core_last[core] != slot) {
-		core_prev[core] = core_last[core];
-		core_last[core] = slot;
+	/* One sibling of those claiming @slot at once counts the switch. */
+	old = core_last[core];
+	if (old != slot &&
+	    __sync_bool_compare_and_swap(&core_last[core], old, slot)) {
+		core_prev[core] = old;
+		cores_held_move(old, slot);
 		st->cookie_switches++;
 	}
 	PROF_MARK(CS_PROF_RUN_REST);

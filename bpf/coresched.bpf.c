@@ -179,8 +179,11 @@ static struct cs_cpu_stat *cpu_stat(s32 cpu)
 #include "slots.bpf.h"
 #include "guard.bpf.h"
 
-u16 core_last[CS_MAX_CPUS]; /* last slot claimed on each core */
+/* Last slot claimed on each core (CS_SLOT_NONE at first); u32: a CAS. */
+u32 core_last[CS_MAX_CPUS];
 u16 core_prev[CS_MAX_CPUS]; /* the slot claimed there before core_last */
+/* Per slot, the cores whose core_last it is (cs_yield_grace). */
+s32 slot_cores[CS_SLOT_TBL];
 u8 drain_cpu[CS_MAX_CPUS]; /* about to go offline: written by the loader */
 u8 drained[CS_MAX_CPUS]; /* a draining CPU runs nothing but its own kthreads */
 struct cs_exit_info exit_info;
@@ -305,7 +308,7 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	if (held == CS_SLOT_NONE || held == CS_SLOT_TRUST) {
 		cands[0] = rival;
 	} else if (rival != CS_SLOT_NONE && cs_rivals(held, rival, mode) &&
-		   cs_should_yield(slot_vt(held), rvt, grace_ns) &&
+		   cs_should_yield(slot_vt(held), rvt, yield_grace(held, rival)) &&
 		   due_here(cpu, rival)) {
 		/* The holder is past its share: make the core change hands. */
 		preempt_conflicts(cpu, rival);
@@ -616,12 +619,14 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	best = pick_best_but(&bvt, but, CS_SLOT_NONE, CS_SLOT_NONE);
 	PROF_MARK(CS_PROF_TICK_PICK);
 	if (best == CS_SLOT_NONE || !cs_rivals(tctx->slot, best, mode) ||
-	    !cs_should_yield(slot_vt(tctx->slot), bvt, grace_ns))
+	    !cs_should_yield(slot_vt(tctx->slot), bvt,
+			     yield_grace(tctx->slot, best)))
 		return;
 	/* Only to a cookie that can run on this core (affinity). */
 	best = best_for_core(cpu, best, tctx->slot, &bvt, but);
 	if (best != CS_SLOT_NONE && cs_rivals(tctx->slot, best, mode) &&
-	    cs_should_yield(slot_vt(tctx->slot), bvt, grace_ns) &&
+	    cs_should_yield(slot_vt(tctx->slot), bvt,
+			    yield_grace(tctx->slot, best)) &&
 	    due_here(cpu, best))
 		p->scx.slice = 0;
 	PROF_MARK(CS_PROF_TICK_HANDOVER);
@@ -699,8 +704,10 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(cs_init)
 	u32 i;
 	s32 ret;
 
-	for (i = 0; i < CS_MAX_CPUS; i++)
+	for (i = 0; i < CS_MAX_CPUS; i++) {
 		core_state[i].word = CS_WORD_IDLE;
+		core_last[i] = CS_SLOT_NONE;
+	}
 	slot_table_init();
 	cs_low_bit_table(low_bit_tbl);
 	untagged_since = bpf_ktime_get_ns();

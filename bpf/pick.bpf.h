@@ -279,6 +279,21 @@ __attribute__((noinline)) int due_here(s32 cpu, u32 slot)
 }
 
 /*
+ * The grace before @held's core goes to @best: longer when @best, tagged,
+ * already holds as many cores as @held (cs_yield_grace). Untagged work
+ * keeps the plain grace: its stays are short and rare, and the guards
+ * bound its waits (guard.bpf.h).
+ */
+static u64 yield_grace(u32 held, u32 best)
+{
+	if (!cs_tagged(best) || held >= CS_NR_SLOTS)
+		return grace_ns;
+	return cs_yield_grace(grace_ns,
+			      *(volatile s32 *)&slot_cores[CS_SLOT_IDX(held)],
+			      *(volatile s32 *)&slot_cores[CS_SLOT_IDX(best)]);
+}
+
+/*
  * Stickiness. A core that another cookie left (held by none) takes the
  * cookie it ran last, or the one before, when that one has tasks queued,
  * can run here and is no more than the grace behind @rival in vtime: the

@@ -1128,6 +1128,23 @@ static bool test_policy_should_yield(void)
 	return true;
 }
 
+/* cs_yield_grace: longer only when the waiting cookie holds as many. */
+static bool test_policy_yield_grace(void)
+{
+	const __u64 g = 5000;
+
+	/* One core each: not taking turns. */
+	CHECK_EQ(cs_yield_grace(g, 1, 1), 4 * g);
+	CHECK_EQ(cs_yield_grace(g, 2, 3), 4 * g);
+	/* Waiting with none, or fewer: the grace. */
+	CHECK_EQ(cs_yield_grace(g, 1, 0), g);
+	CHECK_EQ(cs_yield_grace(g, 2, 1), g);
+	/* Counts caught between their updates (a slot reused). */
+	CHECK_EQ(cs_yield_grace(g, 0, 0), g);
+	CHECK_EQ(cs_yield_grace(g, -1, 0), g);
+	return true;
+}
+
 /* cs_clamp_vtime */
 
 static bool test_policy_clamp_vtime(void)
@@ -1550,6 +1567,7 @@ int main(void)
 	RUN(policy_scale);
 	RUN(policy_scale_zero_weight);
 	RUN(policy_should_yield);
+	RUN(policy_yield_grace);
 	RUN(policy_low_bit);
 	RUN(policy_queue_bound);
 	RUN(policy_clamp_vtime);
