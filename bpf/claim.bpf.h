@@ -233,18 +233,25 @@ __attribute__((noinline)) int move_local_first(s32 cpu, u32 slot)
 }
 
 /*
- * The core left slot @old for @slot (core_last): count it in slot_cores.
- * A count outlives its cookie when the slot is freed with cores still
- * naming it (core_last is not the core word), so a reused slot may start
- * with cores it never held, until they switch: cs_yield_grace() is a
- * heuristic, never a safety check.
+ * @core's tagged owner is @slot now (core_owner): move the core's count
+ * in slot_cores from the last owner, if it changed. An exchange, so each
+ * change is counted once when siblings claim at once. A count outlives
+ * its cookie when the slot is freed with a core still naming it, and a
+ * core keeps its owner while it idles or runs untagged work: the counts
+ * only steer cs_yield_grace(), never a safety check.
  */
-static void cores_held_move(u32 old, u32 slot)
+static void owner_move(u32 core, u32 slot)
 {
-	if (old < CS_NR_SLOTS)
+	u32 old;
+
+	if (!cs_tagged(slot) || core_owner[core] == slot)
+		return;
+	old = __sync_lock_test_and_set(&core_owner[core], slot);
+	if (old == slot)
+		return;
+	if (cs_tagged(old))
 		__sync_fetch_and_sub(&slot_cores[CS_SLOT_IDX(old)], 1);
-	if (slot < CS_NR_SLOTS)
-		__sync_fetch_and_add(&slot_cores[CS_SLOT_IDX(slot)], 1);
+	__sync_fetch_and_add(&slot_cores[CS_SLOT_IDX(slot)], 1);
 }
 
 /*
@@ -260,7 +267,7 @@ try_run(s32 cpu, u32 slot,
 	u32 was)
 {
 	struct cs_cpu_stat *st = cpu_stat(cpu);
-	u32 core = core_of(cpu), old;
+	u32 core = core_of(cpu);
 	int v;
 
 	PROF_START();
@@ -300,14 +307,12 @@ try_run(s32 cpu, u32 slot,
 	if (was != slot && was != CS_SLOT_NONE &&
 	    was != cs_cur(core_read(cpu), sib_of(cpu)))
 		kick_forced_siblings(cpu);
-	/* One sibling of those claiming @slot at once counts the switch. */
-	old = core_last[core];
-	if (old != slot &&
-	    __sync_bool_compare_and_swap(&core_last[core], old, slot)) {
-		core_prev[core] = old;
-		cores_held_move(old, slot);
+	if (core_last[core] != slot) {
+		core_prev[core] = core_last[core];
+		core_last[core] = slot;
 		st->cookie_switches++;
 	}
+	owner_move(core, slot);
 	PROF_MARK(CS_PROF_RUN_REST);
 	return RUN_OK;
 }

@@ -53,10 +53,11 @@
  *    lowest vtime (in fill mode, the lowest among the tagged ones:
  *    untagged work runs beside any cookie and owns no core, and runs
  *    first on a CPU when it is the most deserving); when its current
- *    cookie is ahead of a waiting one by more than the grace, the next
- *    dispatch or tick hands the core over (on a core where that cookie
- *    is due: due_here): the holders are kicked, and the last one out
- *    claims the new cookie.
+ *    cookie is ahead of a waiting one by more than the grace (four
+ *    graces if the waiting one, tagged, holds as many cores already:
+ *    cs_yield_grace), the next dispatch or tick hands the core over (on
+ *    a core where that cookie is due: due_here): the holders are kicked,
+ *    and the last one out claims the new cookie.
  *    Inside a cookie, tasks are ordered by their own weighted vtime. Idle
  *    cookies come back no further than a few slices behind (no banking),
  *    and no further than the clock (vnow) moved since they last ran
@@ -179,10 +180,11 @@ static struct cs_cpu_stat *cpu_stat(s32 cpu)
 #include "slots.bpf.h"
 #include "guard.bpf.h"
 
-/* Last slot claimed on each core (CS_SLOT_NONE at first); u32: a CAS. */
-u32 core_last[CS_MAX_CPUS];
+u16 core_last[CS_MAX_CPUS]; /* last slot claimed on each core */
 u16 core_prev[CS_MAX_CPUS]; /* the slot claimed there before core_last */
-/* Per slot, the cores whose core_last it is (cs_yield_grace). */
+/* The last tagged slot claimed on each core (CS_SLOT_NONE at first). */
+u32 core_owner[CS_MAX_CPUS];
+/* Per tagged slot, the cores whose core_owner it is (cs_yield_grace). */
 s32 slot_cores[CS_SLOT_TBL];
 u8 drain_cpu[CS_MAX_CPUS]; /* about to go offline: written by the loader */
 u8 drained[CS_MAX_CPUS]; /* a draining CPU runs nothing but its own kthreads */
@@ -617,6 +619,17 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	/* Past its share while another cookie waits: let dispatch hand over. */
 	but = mode == CS_MODE_FILL ? 0 : CS_SLOT_NONE; /* it owns no core */
 	best = pick_best_but(&bvt, but, CS_SLOT_NONE, CS_SLOT_NONE);
+	/*
+	 * The most deserving holds as many cores as this one already, and is
+	 * not four graces behind (cs_yield_grace): the next most deserving,
+	 * which may hold fewer, is due at the plain grace. Without this look,
+	 * three cookies waited while the one picked first was served.
+	 */
+	if (best != CS_SLOT_NONE && best != tctx->slot &&
+	    yield_grace(tctx->slot, best) != grace_ns &&
+	    !cs_should_yield(slot_vt(tctx->slot), bvt,
+			     yield_grace(tctx->slot, best)))
+		best = pick_best_but(&bvt, but, best, tctx->slot);
 	PROF_MARK(CS_PROF_TICK_PICK);
 	if (best == CS_SLOT_NONE || !cs_rivals(tctx->slot, best, mode) ||
 	    !cs_should_yield(slot_vt(tctx->slot), bvt,
@@ -706,7 +719,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(cs_init)
 
 	for (i = 0; i < CS_MAX_CPUS; i++) {
 		core_state[i].word = CS_WORD_IDLE;
-		core_last[i] = CS_SLOT_NONE;
+		core_owner[i] = CS_SLOT_NONE;
 	}
 	slot_table_init();
 	cs_low_bit_table(low_bit_tbl);

@@ -279,14 +279,15 @@ __attribute__((noinline)) int due_here(s32 cpu, u32 slot)
 }
 
 /*
- * The grace before @held's core goes to @best: longer when @best, tagged,
- * already holds as many cores as @held (cs_yield_grace). Untagged work
- * keeps the plain grace: its stays are short and rare, and the guards
- * bound its waits (guard.bpf.h).
+ * The grace before @held's core goes to @best: longer when both are
+ * tagged and @best already owns as many cores as @held (cs_yield_grace).
+ * Untagged work keeps the plain grace, either way: its stays are short
+ * and rare, and the guards bound its waits (guard.bpf.h); so does none
+ * mode, where a core has no owner.
  */
 static u64 yield_grace(u32 held, u32 best)
 {
-	if (!cs_tagged(best) || held >= CS_NR_SLOTS)
+	if (!cs_tagged(held) || !cs_tagged(best) || mode == CS_MODE_NONE)
 		return grace_ns;
 	return cs_yield_grace(grace_ns,
 			      *(volatile s32 *)&slot_cores[CS_SLOT_IDX(held)],

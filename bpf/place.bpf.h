@@ -121,7 +121,8 @@ static int near_score(s32 cpu, u32 slot, u32 home)
  * taken at once if it is an idle core or its core runs the cookie.
  * Returns -1 if none. The masks are read a word (64 CPUs) at a time; the
  * walk over the CPUs tests a bit each and scores only the set ones, and
- * stops at the first score 3. Global (verified once): @p is the kernel's
+ * stops at the first score 7 (its cookie's core, on its LLC). Global
+ * (verified once): @p is the kernel's
  * (__arg_trusted), so its cpus_ptr may be read.
  */
 __attribute__((noinline)) s32 pick_cpu(struct task_struct *p __arg_trusted,
@@ -131,7 +132,7 @@ __attribute__((noinline)) s32 pick_cpu(struct task_struct *p __arg_trusted,
 	const struct cpumask *idle;
 	int best_score = 0, k, i;
 	s32 best = -1;
-	u32 home = 0;
+	u32 home = ~0U; /* no LLC: none is preferred */
 
 	idle = scx_bpf_get_idle_cpumask();
 	bpf_for(k, 0, CS_MAX_CPUS / 64) {
