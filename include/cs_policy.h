@@ -666,9 +666,10 @@ static inline bool cs_should_yield(__u64 vt_held, __u64 vt_best, __u64 grace)
 }
 
 /*
- * The grace for a core held by a cookie that holds @held_cores cores, this
- * one among them, against a tagged cookie waiting with @best_cores: four
- * times @grace when the waiting one already holds as many cores (at least
+ * The grace for a core owned by a tagged cookie that owns @held_cores
+ * cores, this one among them, against a tagged cookie waiting with
+ * @best_cores (a core's owner: the tagged cookie it claimed last): four
+ * times @grace when the waiting one already owns as many cores (at least
  * one), @grace otherwise.
  * The grace is hysteresis between cookies that take turns on a core. Two
  * cookies that each hold a core are not taking turns: with the same grace

@@ -233,19 +233,20 @@ static bool test_scan_offline(void)
 }
 
 /*
- * Last-level caches of CPUs placed after the load: with socket 1 offline
- * (2x2x2, CPUs 4-7) and cpu1 too, the first read knows one LLC; when all
- * come online, cpu1 joins its socket's LLC and socket 1's four CPUs share
- * a new one, though the second read alone would number them alike.
+ * Last-level caches of CPUs placed after the load: 3 sockets x 2 x 2
+ * with socket 1 (CPUs 4-7) and cpu1 offline. The first read numbers the
+ * LLCs of sockets 0 and 2 as 0 and 1; the second, with all online, as 0,
+ * 1 and 2. After the merge cpu1 joins LLC 0, socket 1 gets a new LLC (2,
+ * though the second read called it 1), and socket 2 keeps 1.
  */
 static bool test_scan_offline_llc_placed(void)
 {
 	static const struct fake_shape before = { .name = "llc-before",
-						  .sockets = 2, .cores = 2,
+						  .sockets = 3, .cores = 2,
 						  .threads = 2,
 						  .offline = "1,4-7" };
 	static const struct fake_shape after = { .name = "llc-after",
-						 .sockets = 2, .cores = 2,
+						 .sockets = 3, .cores = 2,
 						 .threads = 2 };
 	struct cs_topo t, now;
 	int added[CS_MAX_CPUS];
@@ -254,17 +255,21 @@ static bool test_scan_offline_llc_placed(void)
 	CHECK(fake_machine(&before, &cpus, root, sizeof(root)), "cannot build");
 	CHECK(!cs_topo_read_online(&t, root, err, sizeof(err)), "read: %s",
 	      err);
-	CHECK_INT(t.nr_llcs, 1);
+	CHECK_INT(t.nr_llcs, 2);
 	CHECK_INT(t.cpu_llc[4], -1);
+	CHECK_INT(t.cpu_llc[8], 1);
 	CHECK(fake_machine(&after, &cpus, root, sizeof(root)), "cannot build");
 	CHECK(!cs_topo_read_online(&now, root, err, sizeof(err)), "read: %s",
 	      err);
+	CHECK_INT(now.cpu_llc[4], 1);
 	CHECK_INT(cs_topo_merge(&t, &now, added, CS_MAX_CPUS, err, sizeof(err)),
 		  5);
-	CHECK_INT(t.nr_llcs, 2);
+	CHECK_INT(t.nr_llcs, 3);
 	CHECK_INT(t.cpu_llc[1], 0);
-	CHECK_INT(t.cpu_llc[4], 1);
-	CHECK_INT(t.cpu_llc[7], 1);
+	CHECK_INT(t.cpu_llc[4], 2);
+	CHECK_INT(t.cpu_llc[7], 2);
+	CHECK_INT(t.cpu_llc[8], 1);
+	CHECK_INT(t.cpu_llc[11], 1);
 	return true;
 }
 

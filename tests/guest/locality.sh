@@ -26,6 +26,8 @@ load=${LOC_LOAD:-one}
 LOC_MAX_PCT=${LOC_MAX_PCT:-42}
 
 check_topology
+IFS=x read -r nsock _ third <<<"$topo"
+[ -n "$third" ] || nsock=1 # CxT: one socket
 llcs=$(cat /sys/devices/system/cpu/cpu*/cache/index3/shared_cpu_list 2>/dev/null | sort -u | tr '\n' ' ')
 info "LLCs (index3 shared_cpu_list): ${llcs:-none}"
 
@@ -60,12 +62,14 @@ skip=$(wc -l <"$TMP/sched.out")
 c0=$(ctxt)
 sleep "$secs"
 c1=$(ctxt)
+end=$(wc -l <"$TMP/sched.out")
 end_observer "$TMP/obs"
-# The JSON lines of the measured seconds: mean migrations per second.
-read -r n mig llc < <(tail -n +$((skip + 1)) "$TMP/sched.out" |
+# The intervals that began within the measured seconds (the first one,
+# partly before, is left out): their mean rates, the share from the sums.
+read -r n mig llc pct < <(sed -n "$((skip + 2)),${end}p" "$TMP/sched.out" |
 	sed -n 's/.*"migrations_per_s":\([0-9.]*\),"llc_migrations_per_s":\([0-9.]*\).*/\1 \2/p' |
-	awk '{ m += $1; l += $2; n++ } END { printf "%d %.0f %.0f\n", n, (n ? m / n : 0), (n ? l / n : 0) }')
-pct=$(awk -v m="$mig" -v l="$llc" 'BEGIN { printf "%.1f", (m > 0 ? 100 * l / m : 0) }')
+	awk '{ m += $1; l += $2; n++ }
+	END { printf "%d %.0f %.0f %.1f\n", n, (n ? m / n : 0), (n ? l / n : 0), (m > 0 ? 100 * l / m : 0) }')
 info "scx_coresched $topo, load $load${SCX_EXTRA:+ $SCX_EXTRA}: context switches $(((c1 - c0) / secs))/s," \
 	"migrations ${mig}/s, across LLCs ${llc}/s (${pct} % of migrations), over $n intervals;" \
 	"observer: overlap_ns=$OBS_OV switches=$OBS_SW"
@@ -74,12 +78,18 @@ if [ "$OBS_RC" = 0 ] && [ "$OBS_OV" = 0 ] && [ "${OBS_SW:-0}" -gt 0 ]; then
 else
 	fail "${name}_isolation" "observer rc=$OBS_RC overlap_ns=$OBS_OV"
 fi
+if file_has "$TMP/sched.err" "and $nsock last-level caches"; then
+	pass "${name}_llcs_read"
+else
+	fail "${name}_llcs_read" "the scheduler did not read $nsock LLCs: $(grep enabled "$TMP/sched.err")"
+fi
 if [ "$load" = one ]; then
-	if [ "$n" -gt 0 ] && [ "$mig" -gt 0 ] &&
+	# llc > 0: the counter counts (a share of 0 % would pass otherwise)
+	if [ "$n" -gt 0 ] && [ "$mig" -gt 0 ] && [ "$llc" -gt 0 ] &&
 		awk -v p="$pct" -v max="$LOC_MAX_PCT" 'BEGIN { exit !(p <= max) }'; then
 		pass "$name"
 	else
-		fail "$name" "$pct % of $mig migrations/s crossed LLCs (at most $LOC_MAX_PCT %), over $n intervals"
+		fail "$name" "$pct % of $mig migrations/s ($llc/s) crossed LLCs (at most $LOC_MAX_PCT %, more than 0), over $n intervals"
 	fi
 fi
 if [ "$(scx_state)" = enabled ]; then
