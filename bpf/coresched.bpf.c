@@ -54,7 +54,7 @@
  *    untagged work runs beside any cookie and owns no core, and runs
  *    first on a CPU when it is the most deserving); when its current
  *    cookie is ahead of a waiting one by more than the grace (four
- *    graces if the waiting one, tagged, holds as many cores already:
+ *    graces if both are tagged and the waiting one owns as many cores:
  *    cs_yield_grace), the next dispatch or tick hands the core over (on
  *    a core where that cookie is due: due_here): the holders are kicked,
  *    and the last one out claims the new cookie.
@@ -620,10 +620,10 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	but = mode == CS_MODE_FILL ? 0 : CS_SLOT_NONE; /* it owns no core */
 	best = pick_best_but(&bvt, but, CS_SLOT_NONE, CS_SLOT_NONE);
 	/*
-	 * The most deserving holds as many cores as this one already, and is
+	 * The most deserving owns as many cores as this one already, and is
 	 * not four graces behind (cs_yield_grace): the next most deserving,
-	 * which may hold fewer, is due at the plain grace. Without this look,
-	 * three cookies waited while the one picked first was served.
+	 * which may own fewer, is due at the plain grace. Without this look,
+	 * a third cookie would wait while the one picked first is served.
 	 */
 	if (best != CS_SLOT_NONE && best != tctx->slot &&
 	    yield_grace(tctx->slot, best) != grace_ns &&

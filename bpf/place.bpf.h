@@ -122,8 +122,8 @@ static int near_score(s32 cpu, u32 slot, u32 home)
  * Returns -1 if none. The masks are read a word (64 CPUs) at a time; the
  * walk over the CPUs tests a bit each and scores only the set ones, and
  * stops at the first score 7 (its cookie's core, on its LLC). Global
- * (verified once): @p is the kernel's
- * (__arg_trusted), so its cpus_ptr may be read.
+ * (verified once): @p is the kernel's (__arg_trusted), so its cpus_ptr
+ * may be read.
  */
 __attribute__((noinline)) s32 pick_cpu(struct task_struct *p __arg_trusted,
 				       s32 prev_cpu, u32 slot)
