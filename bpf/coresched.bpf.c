@@ -310,7 +310,8 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	if (held == CS_SLOT_NONE || held == CS_SLOT_TRUST) {
 		cands[0] = rival;
 	} else if (rival != CS_SLOT_NONE && cs_rivals(held, rival, mode) &&
-		   cs_should_yield(slot_vt(held), rvt, yield_grace(held, rival)) &&
+		   cs_should_yield(slot_vt(held), rvt,
+				   yield_grace(held, rival)) &&
 		   due_here(cpu, rival)) {
 		/* The holder is past its share: make the core change hands. */
 		preempt_conflicts(cpu, rival);

@@ -682,8 +682,7 @@ static inline bool cs_should_yield(__u64 vt_held, __u64 vt_best, __u64 grace)
  * core at an equal share. Before, both cores went to B, then both back to
  * A: about 75 switches a second per core (bench/throughput's cpu2, 2x2).
  */
-static inline __u64 cs_yield_grace(__u64 grace, int held_cores,
-				   int best_cores)
+static inline __u64 cs_yield_grace(__u64 grace, int held_cores, int best_cores)
 {
 	return best_cores > 0 && best_cores >= held_cores ? 4 * grace : grace;
 }

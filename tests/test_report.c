@@ -230,8 +230,8 @@ static bool test_json_counters(void)
 	CHECK(strstr(out, "\"untagged_rescues\":3"), "untagged_rescues: %s",
 	      out);
 	CHECK(strstr(out, "\"migrations_per_s\":10.0,"), "migrations: %s", out);
-	CHECK(strstr(out, "\"llc_migrations_per_s\":2.0"),
-	      "llc_migrations: %s", out);
+	CHECK(strstr(out, "\"llc_migrations_per_s\":2.0"), "llc_migrations: %s",
+	      out);
 	free(out);
 	return true;
 }
