@@ -12,7 +12,7 @@
 #     LLCs. Placement and the move prefer the task's own LLC, so a task
 #     changes socket only when its own has no CPU for it; without that
 #     preference, 55-57 % crossed here (4 of the 7 other vCPUs are on the
-#     other socket), with it 27-32 % (three runs each, two boots).
+#     other socket), with it 25-32 % (five runs).
 #   LOC_LOAD=two: two tagged tenants at 70 % and untagged work, so cores
 #     change cookies: the cross-LLC share is printed, not asserted (it
 #     follows the cookie switches: a core that takes a cookie takes its
