@@ -130,8 +130,8 @@ int cs_topo_read_online(struct cs_topo *t, const char *root, char *err,
  * the core of @t with the same core_key (its known threads may be offline
  * now, and then missing from the sibling lists), as its next sibling; or
  * else a new core with its other new siblings. It joins the last-level
- * cache of a CPU @t knows that shares one with it in @now, or a new one. The CPUs
- * placed go to @added (at most @max), in the order they were placed;
+ * cache of a CPU @t knows that shares one with it in @now, or a new one.
+ * The CPUs placed go to @added (at most @max), in the order they were placed;
  * returns how many. A CPU that would make its core wider than CS_MAX_SMT,
  * or whose known siblings and core_key name two cores of @t (sysfs
  * disagrees with what was read before), or that has no core_key and would
