@@ -309,10 +309,7 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	cands[0] = held;
 	if (held == CS_SLOT_NONE || held == CS_SLOT_TRUST) {
 		cands[0] = rival;
-	} else if (rival != CS_SLOT_NONE && cs_rivals(held, rival, mode) &&
-		   cs_should_yield(slot_vt(held), rvt,
-				   yield_grace(held, rival)) &&
-		   due_here(cpu, rival)) {
+	} else if (yields_to(held, rival, rvt) && due_here(cpu, rival)) {
 		/* The holder is past its share: make the core change hands. */
 		preempt_conflicts(cpu, rival);
 		cands[0] = CS_SLOT_NONE;
@@ -628,20 +625,14 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	 */
 	if (best != CS_SLOT_NONE && best != tctx->slot &&
 	    yield_grace(tctx->slot, best) != grace_ns &&
-	    !cs_should_yield(slot_vt(tctx->slot), bvt,
-			     yield_grace(tctx->slot, best)))
+	    !yields_to(tctx->slot, best, bvt))
 		best = pick_best_but(&bvt, but, best, tctx->slot);
 	PROF_MARK(CS_PROF_TICK_PICK);
-	if (best == CS_SLOT_NONE || !cs_rivals(tctx->slot, best, mode) ||
-	    !cs_should_yield(slot_vt(tctx->slot), bvt,
-			     yield_grace(tctx->slot, best)))
+	if (!yields_to(tctx->slot, best, bvt))
 		return;
 	/* Only to a cookie that can run on this core (affinity). */
 	best = best_for_core(cpu, best, tctx->slot, &bvt, but);
-	if (best != CS_SLOT_NONE && cs_rivals(tctx->slot, best, mode) &&
-	    cs_should_yield(slot_vt(tctx->slot), bvt,
-			    yield_grace(tctx->slot, best)) &&
-	    due_here(cpu, best))
+	if (yields_to(tctx->slot, best, bvt) && due_here(cpu, best))
 		p->scx.slice = 0;
 	PROF_MARK(CS_PROF_TICK_HANDOVER);
 }

@@ -295,6 +295,16 @@ static u64 yield_grace(u32 held, u32 best)
 }
 
 /*
+ * Should a core that @held runs go to @best, the most deserving at vtime
+ * @bvt: a rival ahead of which @held is by more than yield_grace()?
+ */
+static bool yields_to(u16 held, u16 best, u64 bvt)
+{
+	return best != CS_SLOT_NONE && cs_rivals(held, best, mode) &&
+	       cs_should_yield(slot_vt(held), bvt, yield_grace(held, best));
+}
+
+/*
  * Stickiness. A core that another cookie left (held by none) takes the
  * cookie it ran last, or the one before, when that one has tasks queued,
  * can run here and is no more than the grace behind @rival in vtime: the

@@ -301,7 +301,7 @@ static void set_topology(struct coresched *skel, const struct cs_topo *t)
 		bss->cpu_known[cpu] = t->cpu_core[cpu] >= 0;
 		bss->cpu_llc[cpu] = t->cpu_llc[cpu] < 0 ? 0 : t->cpu_llc[cpu];
 	}
-	bss->nr_llcs = t->nr_llcs > 0 ? t->nr_llcs : 1;
+	bss->nr_llcs = t->nr_llcs;
 	for (core = 0; core < CS_MAX_CPUS; core++) {
 		bss->core_nr[core] = t->core_nr[core];
 		for (i = 0; i < CS_MAX_SMT; i++)
