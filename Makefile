@@ -50,7 +50,7 @@ HOST_TESTS += $(O)/test_audit # audit
 GUEST_BINS := $(O)/progress $(O)/prctl_check $(O)/prctl_parity
 GUEST_BINS += $(O)/cookie_churn $(O)/periodic # soak
 GUEST_BINS += $(O)/cookie_spin $(O)/cookie_get # prctl tenants, cookie_of
-GUEST_BINS += $(O)/cookie_duty # bench/scale
+GUEST_BINS += $(O)/cookie_duty $(O)/calib # bench/scale
 GUEST_BINS += $(O)/ctl_raw # control socket
 GUEST_BINS += $(O)/topo_dump # topology
 GUEST_BINS += $(O)/broken_sched # audit: a scheduler that ignores cookies
@@ -178,6 +178,13 @@ $(O)/broken_sched.o: tests/guest/broken_sched.c $(O)/broken.skel.h | $(O)
 
 $(O)/broken_sched: $(O)/broken_sched.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# bench/scale's yardstick: a fixed amount of BPF work, timed in the guest.
+$(O)/calib.bpf.o: bench/calib.bpf.c $(O)/vmlinux.h
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(O)/calib: bench/calib.c $(O)/calib.skel.h | $(O)
+	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) $(LDLIBS)
 
 $(O)/test_policy: tests/test_policy.c tests/harness.h include/*.h | $(O)
 	$(CC) $(CFLAGS) -o $@ $<

@@ -11,6 +11,9 @@
 #   scale ncpu=N cookies=K prog=NAME calls=C ns_per_call=X
 #   scale ncpu=N cookies=K forced_idle_pct=F
 #   scale ncpu=N cookies=K ejections=E
+#   scale ncpu=N cookies=K calib=1 batches=B ns_per_run=X ns_median=M ns_min=Y
+# (the last: build/calib's fixed BPF work, run beside the load during the
+# same window: the yardstick of the machine's own slowdown, bench/calib.c)
 # (E: times the kernel ejected the scheduler during that count's run; a
 # restart makes new programs, so their figures are missing then.)
 # Run from the repository root in a tools/vm guest (bench/scale does).
@@ -48,8 +51,11 @@ for k in $cookies; do
 	nap 3
 	prog_stats "$TMP/p0"
 	l0=$(wc -l <"$TMP/sched.out")
+	"$ROOT/build/calib" "$secs" >"$TMP/calib" 2>&1 &
+	calib=$!
 	nap "$secs"
 	prog_stats "$TMP/p1"
+	wait "$calib" || echo "scale: calib failed: $(cat "$TMP/calib")" >&2
 	l1=$(wc -l <"$TMP/sched.out")
 	join <(sort "$TMP/p0") <(sort "$TMP/p1") | while read -r name t0 c0 t1 c1; do
 		case " $progs " in *" $name "*) ;; *) continue ;; esac
@@ -63,6 +69,7 @@ import json, sys
 v = [json.loads(l)["forced_idle_pct"] for l in sys.stdin if l.startswith("{")]
 print("%.2f" % (sum(v) / len(v)) if v else "nan")')
 	echo "scale ncpu=$NCPU cookies=$k forced_idle_pct=$fi"
+	sed -n "s/^calib /scale ncpu=$NCPU cookies=$k calib=1 /p" "$TMP/calib"
 	ej=$(grep -c 'ejected the scheduler' "$TMP/sched.err")
 	echo "scale ncpu=$NCPU cookies=$k ejections=$((ej - ej0))"
 	ej0=$ej
