@@ -21,6 +21,10 @@
 #   ours-strict-g20
 #                ours-strict with the 5 ms slice and a 20 ms grace
 #                (--grace-us 20000): a core changes cookie less often
+#   ours-strict-alt
+#                ours-strict run by another build of scx_coresched, the
+#                binary named by SCX_BENCH_ALT (an A/B of two versions in
+#                one boot)
 #   empty        a sched_ext scheduler that does nothing but queue (one
 #                global FIFO, the kernel's default CPU choice:
 #                tests/guest/broken.bpf.c), no cookies: the cost of
@@ -30,13 +34,14 @@
 CONFIGS=(default upstream smt-off ours-strict ours-fill)
 # Also known, run when asked for (SCX_BENCH_CONFIGS, bench/throughput):
 # shellcheck disable=SC2034
-EXTRA_CONFIGS=(ours-none empty ours-strict-s20 ours-strict-g20)
+EXTRA_CONFIGS=(ours-none empty ours-strict-s20 ours-strict-g20 ours-strict-alt)
 
 # Tenants with a cookie in this run: cgroup path per tenant name, and for
 # upstream the PID whose prctl cookie the tenant's tasks copy.
 declare -A TEN_CG=() TEN_HOLDER=()
 CFG=
 CFG_AUDIT=0
+SCHED_MAIN=$SCHED # the build under test; SCX_BENCH_ALT's for *-alt
 AUDIT_OUT=
 
 # cfg_enter CFG DIR: switch to CFG; the isolation observer (lib.sh's
@@ -58,8 +63,13 @@ cfg_enter() {
 		esac
 		mode=${mode%-*}
 		src=ours ;;
+	ours-*-alt) mode=${CFG#ours-}; mode=${mode%-alt}; src=ours ;;
 	ours-*) mode=${CFG#ours-}; src=ours ;;
 	*) "$SCHED" --uninstall >/dev/null 2>&1 ;;
+	esac
+	SCHED=$SCHED_MAIN
+	case $CFG in
+	*-alt) SCHED=${SCX_BENCH_ALT:?ours-MODE-alt needs SCX_BENCH_ALT} ;;
 	esac
 	if [ "$CFG" = smt-off ]; then
 		echo off >"$SMT" || return 1
