@@ -50,7 +50,8 @@ echo "# vm_output: $(wc -c <"$tmp/out") bytes on stdout, $(wc -c <"$tmp/err") on
 
 # --- qemu crashes: a stand-in qemu-system-x86_64 first on PATH ---------------
 # It finds the run directory in its -fsdev arguments and plays a guest:
-# FAKE_CRASHES boots die of SIGSEGV before the command starts (counted in
+# FAKE_CRASHES boots die of SIGSEGV before the command starts, after a
+# console line without an oops (boots counted in
 # $tmp/boots); with FAKE_RUN_CRASH=1 the next one dies after it started;
 # otherwise it runs, prints "ran" and exits 0.
 mkdir -p "$tmp/bin" "$tmp/kernel"
@@ -66,6 +67,9 @@ for a in "$@"; do
 done
 n=$(($(cat "$FAKE_DIR/boots" 2>/dev/null || echo 0) + 1))
 echo $n >"$FAKE_DIR/boots"
+# a crash at boot comes after some console output without an oops, as
+# a real one 3 s into a boot did
+[ -z "$con" ] || echo "Linux version 6.12 (stand-in)" >"$con"
 [ $n -le "$FAKE_CRASHES" ] && kill -SEGV $$
 # oops BYTE: the guest panics on an int3 trap; BYTE is the byte memory
 # holds where it trapped (cc: a real breakpoint; else a stale one)
