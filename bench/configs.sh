@@ -54,6 +54,7 @@ cfg_enter() {
 	CFG=$1
 	local run=$2 src=upstream mode=strict tune=()
 	stop_sched || return 1
+	SCHED=$SCHED_MAIN
 	case $CFG in
 	ours-*-[sg][0-9]*) # ours-MODE-sMS: slice, ours-MODE-gMS: grace
 		mode=${CFG#ours-}
@@ -63,13 +64,11 @@ cfg_enter() {
 		esac
 		mode=${mode%-*}
 		src=ours ;;
-	ours-*-alt) mode=${CFG#ours-}; mode=${mode%-alt}; src=ours ;;
+	ours-*-alt)
+		mode=${CFG#ours-}; mode=${mode%-alt}; src=ours
+		SCHED=${SCX_BENCH_ALT:?ours-MODE-alt needs SCX_BENCH_ALT} ;;
 	ours-*) mode=${CFG#ours-}; src=ours ;;
 	*) "$SCHED" --uninstall >/dev/null 2>&1 ;;
-	esac
-	SCHED=$SCHED_MAIN
-	case $CFG in
-	*-alt) SCHED=${SCX_BENCH_ALT:?ours-MODE-alt needs SCX_BENCH_ALT} ;;
 	esac
 	if [ "$CFG" = smt-off ]; then
 		echo off >"$SMT" || return 1

@@ -12,10 +12,10 @@
 #   scale ncpu=N cookies=K forced_idle_pct=F
 #   scale ncpu=N cookies=K ejections=E
 #   scale ncpu=N cookies=K calib=1 batches=B ns_per_run=X ns_median=M ns_min=Y
-# (the last: build/calib's fixed BPF work, run beside the load during the
-# same window: the yardstick of the machine's own slowdown, bench/calib.c)
 # (E: times the kernel ejected the scheduler during that count's run; a
-# restart makes new programs, so their figures are missing then.)
+# restart makes new programs, so their figures are missing then. The calib
+# line: build/calib's fixed BPF work, run beside the load during the same
+# window, the yardstick of the guest's own slowdown: bench/calib.c.)
 # Run from the repository root in a tools/vm guest (bench/scale does).
 . tests/guest/lib.sh
 
