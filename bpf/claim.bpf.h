@@ -340,6 +340,97 @@ static bool bound_kthread(struct task_struct *p, s32 cpu)
 	return (p->flags & PF_KTHREAD) && bound_to(p, cpu);
 }
 
+/*
+ * Stranded tasks. A task waiting in our queues belongs to the runqueue of
+ * the CPU it last ran on or was placed on. When that CPU goes offline, the
+ * kernel puts every task of its runqueue on the CPU's local queue
+ * (rq_offline_scx()), to run there once, unclaimed, until balance_push()
+ * sends it away: a tenant runs beside whatever its siblings run until
+ * ops.running's kick lands (1.9 ms in a TCG guest: t_b's stress-ng on CPU
+ * 1 going down beside untagged work on CPU 0, then t_a's). So once the
+ * draining CPUs run nothing but their own kthreads, the loader runs
+ * cs_drain_evacuate, which moves each such task that may run elsewhere to
+ * the local queue of a CPU that stays (its own core's first, else the
+ * first allowed), and waits until none is left. That CPU runs it after
+ * its current task, unclaimed too, but its siblings are all draining and
+ * run nothing but bound kthreads: ops.running claims the task's cookie
+ * and kicks a sibling that runs one of those, the window kernel threads
+ * have at hotplug anyway. Tasks that can run nowhere else (bound to the
+ * CPU, or in migrate_disable()) stay: the kernel runs them there whatever
+ * we do. Example, 2x2, SMT going off: CPU 1 drained (idle), t_a's task T
+ * waits in t_a's queue on CPU 1's runqueue; cs_drain_evacuate moves T to
+ * CPU 0's local queue (CPU 2's if T may not run on CPU 0), stranded[1]
+ * is 0 at the next scan, and CPU 1 goes down with nothing of ours on it.
+ */
+u32 stranded[CS_MAX_CPUS]; /* per draining CPU, left at the last scan */
+
+static bool may_leave(struct task_struct *p)
+{
+	return p->nr_cpus_allowed > 1 && !p->migration_disabled;
+}
+
+/* A CPU that stays for @p, stranded on @from: see above. -1 if none. */
+static s32 evac_target(struct task_struct *p, s32 from)
+{
+	s32 c;
+	int i;
+
+	cs_for_each_sib(i) {
+		c = sib_cpu(from, i);
+		if (i < nr_sibs(from) && c >= 0 && c < CS_MAX_CPUS &&
+		    !drain_cpu[c] && scx_online(c) &&
+		    bpf_cpumask_test_cpu(c, p->cpus_ptr))
+			return c;
+	}
+	bpf_for(c, 0, (s32)nr_cpus) {
+		if (c < CS_MAX_CPUS && !drain_cpu[c] && scx_online(c) &&
+		    bpf_cpumask_test_cpu(c, p->cpus_ptr))
+			return c;
+	}
+	return -1;
+}
+
+__attribute__((noinline)) int evacuate(u64 dsq)
+{
+	struct bpf_iter_scx_dsq it;
+	struct task_struct *p;
+	s32 c, to;
+
+	bpf_rcu_read_lock(); /* the iterator needs it (a sleepable program) */
+	bpf_iter_scx_dsq_new(&it, dsq, 0);
+	while ((p = bpf_iter_scx_dsq_next(&it))) {
+		c = scx_bpf_task_cpu(p);
+		if (c < 0 || c >= CS_MAX_CPUS || !drain_cpu[c] || !may_leave(p))
+			continue;
+		to = evac_target(p, c);
+		if (to < 0 ||
+		    !cs_move_iterated(&it, p, SCX_DSQ_LOCAL_ON | (u32)to))
+			stranded[c]++;
+	}
+	bpf_iter_scx_dsq_destroy(&it);
+	bpf_rcu_read_unlock();
+	return 0;
+}
+
+/*
+ * Move the stranded tasks of the draining CPUs off them; count those it
+ * could not move in stranded[] (run by the loader, scan_stranded()).
+ */
+SEC("syscall")
+int cs_drain_evacuate(void *ctx)
+{
+	u32 i;
+
+	bpf_for(i, 0, CS_MAX_CPUS)
+		stranded[i] = 0;
+	bpf_for(i, 0, CS_NR_SLOTS)
+		if (cs_nr_queued(dsq_of(i)) > 0)
+			evacuate(dsq_of(i));
+	evacuate(DSQ_TRUST);
+	evacuate(DSQ_EXCL);
+	return 0;
+}
+
 /* Claim @slot and move the first kthread of it bound to @cpu here. */
 static bool drain_move(s32 cpu, u16 slot)
 {

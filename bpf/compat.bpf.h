@@ -39,6 +39,8 @@ const struct cpumask *scx_bpf_get_idle_cpumask(void) __ksym;
 bool bpf_cpumask_test_cpu(u32 cpu, const struct cpumask *cpumask) __ksym;
 void scx_bpf_put_idle_cpumask(const struct cpumask *cpumask) __ksym;
 struct rq *scx_bpf_cpu_rq(s32 cpu) __ksym;
+void bpf_rcu_read_lock(void) __ksym;
+void bpf_rcu_read_unlock(void) __ksym;
 void scx_bpf_exit_bstr(s64 exit_code, char *fmt, unsigned long long *data,
 		       u32 data__sz) __ksym;
 void scx_bpf_error_bstr(char *fmt, unsigned long long *data,

@@ -426,8 +426,22 @@ struct drain_arg {
 	struct coresched *skel; /* its .bss is shared with the guard */
 };
 
+/*
+ * Move the tasks that wait on a draining CPU's runqueue and may run
+ * elsewhere off it, and count those left (bpf/claim.bpf.h, Stranded
+ * tasks): 0, or -errno.
+ */
+static int scan_stranded(const struct drain_arg *d)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, run);
+	int ret = bpf_prog_test_run_opts(
+		bpf_program__fd(d->skel->progs.cs_drain_evacuate), &run);
+
+	return ret < 0 ? -errno : 0;
+}
+
 /* Does @cpu run nothing but its own kernel threads (or nothing)? */
-static bool cpu_drained(const struct drain_arg *d, int cpu)
+static bool cpu_quiet(const struct drain_arg *d, int cpu)
 {
 	volatile struct coresched__bss *bss = d->skel->bss;
 	int core = bss->cpu_core[cpu], sib = bss->cpu_sib[cpu];
@@ -437,11 +451,32 @@ static bool cpu_drained(const struct drain_arg *d, int cpu)
 }
 
 /*
+ * The draining CPUs that still run other work (@stranded false), or that
+ * hold tasks which could not be moved off at the last scan (true); the
+ * first of them in *first.
+ */
+static int count_left(const struct drain_arg *d, bool stranded, int *first)
+{
+	volatile struct coresched__bss *bss = d->skel->bss;
+	int cpu, left = 0;
+
+	*first = -1;
+	for (cpu = 0; cpu < CS_MAX_CPUS; cpu++) {
+		if (!bss->drain_cpu[cpu] ||
+		    (stranded ? !bss->stranded[cpu] : cpu_quiet(d, cpu)))
+			continue;
+		if (!left++)
+			*first = cpu;
+	}
+	return left;
+}
+
+/*
  * Before SMT goes off under the scheduler: drain every sibling but the
  * lowest-numbered of each core (the kernel's primary thread, the one that
  * stays online; bpf/coresched.bpf.c, Draining) and wait until each runs
- * nothing but its own kernel threads, up to CS_DRAIN_WAIT_MS (then it
- * says so). Nothing to do if SMT is off already. The cores are read from
+ * nothing but its own kernel threads and holds no task that may run
+ * elsewhere (scan_stranded), up to CS_DRAIN_WAIT_MS (then it says so). Nothing to do if SMT is off already. The cores are read from
  * the scheduler's .bss, which the guard shares: CPUs placed after the
  * guard forked (serve_fenced) are there.
  */
@@ -451,7 +486,8 @@ static void drain_siblings(void *arg)
 	volatile struct coresched__bss *bss = d->skel->bss;
 	volatile __u8 *drain = bss->drain_cpu;
 	__u64 t0 = cs_now_ns();
-	int core, i, cpu, nr = 0, left = 0, first = -1, low;
+	int core, i, nr = 0, left = 0, first = -1, low, err = 0;
+	bool stranded = false;
 
 	if (!cs_smt_on())
 		return; /* off already: nothing goes down */
@@ -473,12 +509,21 @@ static void drain_siblings(void *arg)
 	}
 	if (!nr)
 		return;
+	/*
+	 * First every draining CPU runs nothing but its kthreads; then the
+	 * tasks stranded on them move (scan_stranded), which is safe only
+	 * once they are quiet (bpf/claim.bpf.h, Stranded tasks).
+	 */
 	for (;;) {
-		left = 0;
-		first = -1;
-		for (cpu = 0; cpu < CS_MAX_CPUS; cpu++)
-			if (drain[cpu] && !cpu_drained(d, cpu) && !left++)
-				first = cpu;
+		stranded = false;
+		left = count_left(d, false, &first);
+		if (!left) {
+			err = scan_stranded(d);
+			if (err)
+				break;
+			stranded = true;
+			left = count_left(d, true, &first);
+		}
 		if (!left) {
 			fprintf(stderr,
 				"scx_coresched: siblings drained in %.1f ms; switching SMT off\n",
@@ -489,9 +534,18 @@ static void drain_siblings(void *arg)
 			break;
 		usleep(1000);
 	}
-	fprintf(stderr,
-		"scx_coresched: %d siblings (CPU %d first) still run tasks %d ms after being drained; switching SMT off anyway\n",
-		left, first, CS_DRAIN_WAIT_MS);
+	if (err)
+		fprintf(stderr,
+			"scx_coresched: cannot move the tasks waiting on the siblings going down (%s); switching SMT off anyway: they run there once, beside their siblings' work, as the siblings go down\n",
+			strerror(-err));
+	else if (stranded)
+		fprintf(stderr,
+			"scx_coresched: %d siblings (CPU %d first: %u tasks) still hold tasks that could not be moved off %d ms after being drained; switching SMT off anyway: they run there once, beside their siblings' work, as the siblings go down\n",
+			left, first, bss->stranded[first], CS_DRAIN_WAIT_MS);
+	else
+		fprintf(stderr,
+			"scx_coresched: %d siblings (CPU %d first) still run tasks %d ms after being drained; switching SMT off anyway\n",
+			left, first, CS_DRAIN_WAIT_MS);
 }
 
 /*

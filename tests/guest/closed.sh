@@ -24,6 +24,11 @@
 #                                 off, keeps it from draining: a stop in
 #                                 closed mode waits CS_DRAIN_WAIT_MS, says
 #                                 so, and switches SMT off all the same
+#   failsafe_closed_stranded      tasks waiting on a sibling's runqueue as
+#                                 it goes down (SIGINT, then SIGKILL) are
+#                                 moved off it before SMT off: the
+#                                 observer (kernel threads trusted) saw
+#                                 0 ns, and the loader said it drained
 #   failsafe_eject_restart_{open,closed}  sysrq-S ejects the scheduler; it
 #                                 is loaded again by itself, SMT on (the
 #                                 gap is printed, not asserted)
@@ -122,6 +127,62 @@ if start_sched --fail-mode closed; then
 	echo on >$SMT 2>/dev/null
 else
 	fail $name "scheduler did not start"
+fi
+
+# --- fail-mode closed: tasks stranded on a sibling going down ---------------
+# A task waiting in our queues belongs to the runqueue it last ran on or
+# was placed on; when that CPU goes offline the kernel runs it there once,
+# unclaimed, before sending it away (bpf/claim.bpf.h, Stranded tasks).
+# t_a's 8 tasks start bound to CPU 1, so all wait on its runqueue, and are
+# then allowed CPU 2 too; t_a has cpu.weight 1 against t_b's 10000, so it
+# gets no turn on CPU 2 before SMT goes off. Without the move of stranded
+# tasks they ran on CPU 1 as it went down, beside CPU 0's t_b or untagged
+# work. Two stops (SIGINT, then SIGKILL: the guard drains), each with the
+# observer (kernel threads trusted) attached before the scheduler.
+name=failsafe_closed_stranded
+sibs1=$(cat /sys/devices/system/cpu/cpu1/topology/thread_siblings_list)
+if [ "$NCPU" -lt 4 ] || [ "$sibs1" != 0-1 ]; then
+	fail $name "needs 2x2 or larger (CPUs 0 and 1 siblings), have $NCPU CPUs, CPU 1's siblings '$sibs1'"
+else
+	ok=1 why=
+	for sig in INT KILL; do
+		if ! observe_bg "$TMP/s.obs" --duration 120 --trust-kthreads ||
+			! start_sched --fail-mode closed || ! poll 20 smt_is on; then
+			ok=0 why+="$sig: observer or scheduler did not start; "
+			break
+		fi
+		a=$(tenant t_a)
+		b=$(tenant t_b)
+		echo 1 >"$a/cpu.weight"
+		echo 10000 >"$b/cpu.weight"
+		"$CTL" cgroup tag "$a" >/dev/null && "$CTL" cgroup tag "$b" >/dev/null
+		run_in "$a" stress-ng --quiet --cpu 8 --taskset 1 --timeout 3600
+		run_in "$b" stress-ng --quiet --cpu "$NCPU" --timeout 3600
+		spawn stress-ng --quiet --cpu 2 --timeout 3600
+		nap 2
+		for t in $(cat "$a/cgroup.procs"); do
+			taskset -p -c 1,2 "$t" >/dev/null
+		done
+		nap 0.2
+		kill -$sig $SCHED_PID
+		wait $SCHED_PID 2>/dev/null
+		SCHED_PID=
+		poll 20 sched_is disabled
+		poll 20 smt_is off
+		stop_bg
+		end_observer "$TMP/s.obs"
+		info "closed stranded ($sig): overlap_ns=$OBS_OV switches=$OBS_SW; the loader said: $(grep -aE 'drain' "$TMP/sched.err" | tr '\n' ';')"
+		grep overlap_example "$TMP/s.obs" | head -n 3 | sed 's/^/#   /'
+		if [ "$OBS_OV" != 0 ] || [ "${OBS_SW:-0}" -le 0 ] || ! smt_is off ||
+			! grep -aq "siblings drained in" "$TMP/sched.err"; then
+			ok=0
+			why+="$sig: overlap_ns '$OBS_OV', SMT $(cat $SMT), loader: $(grep -aE 'drain' "$TMP/sched.err" | tr '\n' ';'); "
+		fi
+		echo on >$SMT 2>/dev/null
+	done
+	echo 100 >"$CG/t_a/cpu.weight" 2>/dev/null
+	echo 100 >"$CG/t_b/cpu.weight" 2>/dev/null
+	if [ $ok = 1 ]; then pass $name; else fail $name "$why"; fi
 fi
 
 # --- ejection: the loader loads again by itself ------------------------------
