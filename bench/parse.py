@@ -156,6 +156,7 @@ def sched_counters(run):
             "forced_idle_pct": mean("forced_idle_pct"),
             "cookie_switches_per_s": mean("cookie_switches_per_s"),
             "kicks_per_s": mean("kicks_per_s"),
+            "renewals_per_s": mean("renewals_per_s"),
             "transit_retries_per_s":
                 sum(li.get("transit_retries", 0) for li in lines) / secs,
             "unclaimed_runs_per_s":

@@ -58,7 +58,9 @@
  *    cs_yield_grace), the next dispatch or tick hands the core over (on
  *    a core where that cookie is due: due_here): the holders are kicked,
  *    and the last one out claims the new cookie.
- *    Inside a cookie, tasks are ordered by their own weighted vtime. Idle
+ *    Inside a cookie, tasks are ordered by their own weighted vtime (a
+ *    running task's slice is renewed while no task of its cookie waits a
+ *    slice behind it and no other cookie is due: slice_renew). Idle
  *    cookies come back no further than a few slices behind (no banking),
  *    and no further than the clock (vnow) moved since they last ran
  *    (cs_wake_floor): a cookie that sleeps briefly between short runs
@@ -130,7 +132,8 @@
  *   slots.bpf.h      cookie slots: vtimes, weights, queued counts, charges
  *   guard.bpf.h      bounded waits for untagged work (and its bound tasks)
  *   claim.bpf.h      claiming a cookie in the core word, moving a task in
- *   pick.bpf.h       the most deserving cookie for a core (1., 3.)
+ *   pick.bpf.h       the most deserving cookie for a core (1., 3.), and
+ *                    whether a running task's slice is renewed
  *   place.bpf.h      where a waking task goes (4.), which CPUs get work
  *   lifecycle.bpf.h  tasks, cgroups and CPUs entering and leaving
  *   commit.bpf.h     the commit at each context switch (2., 5.)
@@ -628,13 +631,18 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	    !yields_to(tctx->slot, best, bvt))
 		best = pick_best_but(&bvt, but, best, tctx->slot);
 	PROF_MARK(CS_PROF_TICK_PICK);
-	if (!yields_to(tctx->slot, best, bvt))
-		return;
-	/* Only to a cookie that can run on this core (affinity). */
-	best = best_for_core(cpu, best, tctx->slot, &bvt, but);
-	if (yields_to(tctx->slot, best, bvt) && due_here(cpu, best))
-		p->scx.slice = 0;
+	if (yields_to(tctx->slot, best, bvt)) {
+		/* Only to a cookie that can run on this core (affinity). */
+		best = best_for_core(cpu, best, tctx->slot, &bvt, but);
+		if (yields_to(tctx->slot, best, bvt) && due_here(cpu, best)) {
+			p->scx.slice = 0;
+			PROF_MARK(CS_PROF_TICK_HANDOVER);
+			return;
+		}
+	}
 	PROF_MARK(CS_PROF_TICK_HANDOVER);
+	/* No other cookie is due here: keep the CPU if the cookie may. */
+	slice_renew(cpu, p, tctx->slot);
 }
 
 void BPF_STRUCT_OPS(cs_runnable, struct task_struct *p, u64 enq_flags)

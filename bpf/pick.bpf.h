@@ -7,6 +7,7 @@
  * (best_for_core), fill mode's tagged owner (best_tagged), whether the
  * handover is this core's to make (due_here) and stickiness
  * (sticky_rival) bend it, each explained with an example at its function.
+ * When no other cookie is due, the tick may renew a slice (slice_renew).
  *
  * Worked example, 130 tagged cookies queued, queued_mask words 0, 1 and 2
  * (slots 1-63, 64-127, 128-191) with bounds 40, 12 and 90 ms, the
@@ -336,6 +337,56 @@ static u16 sticky_rival(s32 cpu, u16 rival, u64 *rvt)
 		return s;
 	}
 	return rival;
+}
+
+/*
+ * Renewal. A task whose slice is about to run out (less than half left)
+ * gets a new one when the tick found no other cookie due on its core, no
+ * trusted kthread, bound untagged task or local task waits, and no task
+ * of its own cookie that may run here waits with a vtime more than a
+ * slice below its own (among the first CS_PEEK_TASKS queued; past them,
+ * no renewal, so a task bound here further back is not kept out). The
+ * dispatch at the slice's end would have kept the cookie and taken a task
+ * no more deserving, at the cost of a dispatch, a re-queue and a context
+ * switch. Example: four CPU-bound threads of A on a core, T1 running at
+ * vtime 12 ms, T3 waiting at 10 ms: T1 is renewed (12 <= 10 + 5) until
+ * it passes 15 ms, then its slice ends and T3 runs. Inside a cookie,
+ * tasks stay within about two slices of each other, as move_local_first()
+ * allows. A slice already 0 (ended, or zeroed by a sibling's preempting
+ * kick) is never renewed, so no handover asked for is undone, and the
+ * claim and cur of this CPU stay what they were: isolation is untouched.
+ */
+static void slice_renew(s32 cpu, struct task_struct *p, u16 slot)
+{
+	struct bpf_iter_scx_dsq it;
+	struct task_struct *q;
+	bool keep = true;
+	int n = 0;
+
+	if (!p->scx.slice || p->scx.slice > slice_ns / 2 || slot >= CS_NR_SLOTS)
+		return;
+	if ((trust_kthreads && cs_nr_queued(DSQ_TRUST) > 0) ||
+	    pin_of(cpu)->nr > 0 || cs_nr_queued(SCX_DSQ_LOCAL) > 0)
+		return;
+	bpf_iter_scx_dsq_new(&it, dsq_of(slot), 0);
+	while ((q = bpf_iter_scx_dsq_next(&it))) {
+		/* Past the peek: a task of it bound here may wait further. */
+		if (++n > CS_PEEK_TASKS) {
+			keep = false;
+			break;
+		}
+		if (!bpf_cpumask_test_cpu(cpu, q->cpus_ptr))
+			continue;
+		keep = p->scx.dsq_vtime <= q->scx.dsq_vtime + slice_ns;
+		break;
+	}
+	bpf_iter_scx_dsq_destroy(&it);
+	if (!keep)
+		return;
+	p->scx.slice = slice_ns;
+	if (p->scx.dsq_vtime > *tvnow_of(slot))
+		*tvnow_of(slot) = p->scx.dsq_vtime;
+	cpu_stat(cpu)->renewals++;
 }
 
 #endif /* __CS_PICK_BPF_H */

@@ -33,6 +33,7 @@ struct cs_interval {
 	__u64 slot_full; /* slot requests refused, all slots held */
 	/* runs on another CPU than the task's last; of them, another LLC */
 	double migrations_per_s, llc_migrations_per_s;
+	double renewals_per_s; /* slices renewed at a tick */
 };
 
 /* Compute the interval from snapshot @a to @b. */

@@ -66,6 +66,10 @@ static void interval_2x2(struct cs_topo *t, struct cs_snapshot *a,
 	b->cpu[0].migrations = 17;
 	b->cpu[3].migrations = 3;
 	b->cpu[3].llc_migrations = 2;
+	/* Renewals in the 1 s: 4 + 1. */
+	a->cpu[2].renewals = 6;
+	b->cpu[2].renewals = 10;
+	b->cpu[0].renewals = 1;
 	cs_interval_compute(t, a, b, iv);
 }
 
@@ -193,6 +197,7 @@ static bool test_prom_figures(void)
 		"\nscx_coresched_untagged_rescues 3\n",
 		"\nscx_coresched_migrations_per_second 10.0\n",
 		"\nscx_coresched_llc_migrations_per_second 2.0\n",
+		"\nscx_coresched_renewals_per_second 5.0\n",
 	};
 	int i;
 
@@ -232,6 +237,7 @@ static bool test_json_counters(void)
 	CHECK(strstr(out, "\"migrations_per_s\":10.0,"), "migrations: %s", out);
 	CHECK(strstr(out, "\"llc_migrations_per_s\":2.0"), "llc_migrations: %s",
 	      out);
+	CHECK(strstr(out, "\"renewals_per_s\":5.0"), "renewals: %s", out);
 	free(out);
 	return true;
 }
