@@ -476,9 +476,10 @@ static int count_left(const struct drain_arg *d, bool stranded, int *first)
  * lowest-numbered of each core (the kernel's primary thread, the one that
  * stays online; bpf/coresched.bpf.c, Draining) and wait until each runs
  * nothing but its own kernel threads and holds no task that may run
- * elsewhere (scan_stranded), up to CS_DRAIN_WAIT_MS (then it says so). Nothing to do if SMT is off already. The cores are read from
- * the scheduler's .bss, which the guard shares: CPUs placed after the
- * guard forked (serve_fenced) are there.
+ * elsewhere (scan_stranded), up to CS_DRAIN_WAIT_MS (then it says so).
+ * Nothing to do if SMT is off already. The cores are read from the
+ * scheduler's .bss, which the guard shares: CPUs placed after the guard
+ * forked (serve_fenced) are there.
  */
 static void drain_siblings(void *arg)
 {
