@@ -149,6 +149,7 @@ else
 		if ! observe_bg "$TMP/s.obs" --duration 120 --trust-kthreads ||
 			! start_sched --fail-mode closed || ! poll 20 smt_is on; then
 			ok=0 why+="$sig: observer or scheduler did not start; "
+			stop_observer 2>/dev/null
 			break
 		fi
 		a=$(tenant t_a)
