@@ -490,8 +490,17 @@ static void drain_siblings(void *arg)
 	int core, i, nr = 0, left = 0, first = -1, low, err = 0;
 	bool stranded = false;
 
-	if (!cs_smt_on())
-		return; /* off already: nothing goes down */
+	if (!cs_smt_on()) { /* off already: nothing goes down */
+		char ctl[32] = "?", online[64] = "?";
+
+		cs_read_line(CS_SMT_CONTROL, ctl, sizeof(ctl));
+		cs_read_line("/sys/devices/system/cpu/online", online,
+			     sizeof(online));
+		fprintf(stderr,
+			"scx_coresched: no sibling to drain: SMT control is '%s', not 'on' (CPUs online: %s)\n",
+			ctl, online);
+		return;
+	}
 	for (core = 0; core < CS_MAX_CPUS; core++) {
 		int n = bss->core_nr[core] < CS_MAX_SMT ? bss->core_nr[core] :
 							  CS_MAX_SMT;
@@ -508,8 +517,11 @@ static void drain_siblings(void *arg)
 			nr++;
 		}
 	}
-	if (!nr)
+	if (!nr) {
+		fprintf(stderr,
+			"scx_coresched: no core with more than one CPU known: no sibling to drain\n");
 		return;
+	}
 	/*
 	 * First every draining CPU runs nothing but its kthreads; then the
 	 * tasks stranded on them move (scan_stranded), which is safe only
