@@ -634,14 +634,11 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	if (yields_to(tctx->slot, best, bvt)) {
 		/* Only to a cookie that can run on this core (affinity). */
 		best = best_for_core(cpu, best, tctx->slot, &bvt, but);
-		if (yields_to(tctx->slot, best, bvt) && due_here(cpu, best)) {
+		if (yields_to(tctx->slot, best, bvt) && due_here(cpu, best))
 			p->scx.slice = 0;
-			PROF_MARK(CS_PROF_TICK_HANDOVER);
-			return;
-		}
 	}
 	PROF_MARK(CS_PROF_TICK_HANDOVER);
-	/* No other cookie is due here: keep the CPU if the cookie may. */
+	/* Unless handed over (slice 0): keep the CPU if the cookie may. */
 	slice_renew(cpu, p, tctx->slot);
 }
 

@@ -53,7 +53,7 @@ __attribute__((noinline)) u32 pick_in_word(u32 k, u64 skips, u32 best, u64 bvt)
 
 		if (!bits)
 			break;
-		i = k * 64 + low_bit_tbl[cs_low_bit_key(bits)];
+		i = k * 64 + low_bit(bits);
 		bits &= bits - 1;
 		if (i >= CS_NR_SLOTS)
 			break;

@@ -163,7 +163,7 @@ __attribute__((noinline)) s32 pick_cpu(struct task_struct *p __arg_trusted,
 
 			if (!bits)
 				break;
-			i = k * 64 + low_bit_tbl[cs_low_bit_key(bits)];
+			i = k * 64 + low_bit(bits);
 			bits &= bits - 1;
 			if (i == prev_cpu)
 				continue;

@@ -38,6 +38,13 @@ u64 queued_mask[CS_LIVE_TBL]; /* tagged slots with tasks counted queued */
 u64 queued_bound[CS_LIVE_TBL]; /* per word of queued_mask: cs_qb_* */
 s32 slot_qcnt[CS_SLOT_TBL]; /* its tasks queued: enqueued, not yet run */
 u8 low_bit_tbl[64]; /* cs_low_bit_table(), filled by cs_init */
+
+/* The lowest set bit of @x (not 0), through low_bit_tbl. */
+static u32 low_bit(u64 x)
+{
+	return low_bit_tbl[cs_low_bit_key(x)];
+}
+
 u64 vnow; /* vtime of the most deserving cookie, monotonic */
 /*
  * The overflow queue's vtime (cookies that found no slot, and tasks whose
