@@ -355,14 +355,18 @@ static bool bound_kthread(struct task_struct *p, s32 cpu)
  * its current task, unclaimed too, but its siblings are all draining and
  * run nothing but bound kthreads: ops.running claims the task's cookie
  * and kicks a sibling that runs one of those, the window kernel threads
- * have at hotplug anyway. Tasks that can run nowhere else (bound to the
- * CPU, or in migrate_disable()) stay: the kernel runs them there whatever
- * we do. Example, 2x2, SMT going off: CPU 1 drained (idle), t_a's task T
+ * have at hotplug anyway. Tasks that can run nowhere else (allowed only
+ * draining CPUs, or in migrate_disable()) stay, counted in unmovable[]
+ * for the loader to report, not waited for: the kernel runs them there
+ * whatever we do. A move that ends on the global queue (the target went
+ * down meanwhile) counts as not done, and the loader scans again. Example, 2x2, SMT going off: CPU 1 drained (idle), t_a's task T
  * waits in t_a's queue on CPU 1's runqueue; cs_drain_evacuate moves T to
  * CPU 0's local queue (CPU 2's if T may not run on CPU 0), stranded[1]
  * is 0 at the next scan, and CPU 1 goes down with nothing of ours on it.
  */
 u32 stranded[CS_MAX_CPUS]; /* per draining CPU, left at the last scan */
+u32 unmovable[CS_MAX_CPUS]; /* ... that may run on draining CPUs only */
+u64 evacuated; /* tasks moved off draining CPUs (the loader zeroes it) */
 
 static bool may_leave(struct task_struct *p)
 {
@@ -400,11 +404,16 @@ __attribute__((noinline)) int evacuate(u64 dsq)
 	bpf_iter_scx_dsq_new(&it, dsq, 0);
 	while ((p = bpf_iter_scx_dsq_next(&it))) {
 		c = scx_bpf_task_cpu(p);
-		if (c < 0 || c >= CS_MAX_CPUS || !drain_cpu[c] || !may_leave(p))
+		if (c < 0 || c >= CS_MAX_CPUS || !drain_cpu[c] ||
+		    bound_kthread(p, c))
 			continue;
-		to = evac_target(p, c);
-		if (to < 0 ||
-		    !cs_move_iterated(&it, p, SCX_DSQ_LOCAL_ON | (u32)to))
+		to = may_leave(p) ? evac_target(p, c) : -1;
+		if (to < 0)
+			unmovable[c]++; /* no use waiting: say so, go on */
+		else if (cs_move_iterated(&it, p, SCX_DSQ_LOCAL_ON | (u32)to) &&
+			 scx_bpf_task_cpu(p) == to)
+			__sync_fetch_and_add(&evacuated, 1);
+		else /* not moved, or to the global queue (@to went down) */
 			stranded[c]++;
 	}
 	bpf_iter_scx_dsq_destroy(&it);
@@ -421,8 +430,10 @@ int cs_drain_evacuate(void *ctx)
 {
 	u32 i;
 
-	bpf_for(i, 0, CS_MAX_CPUS)
+	bpf_for(i, 0, CS_MAX_CPUS) {
 		stranded[i] = 0;
+		unmovable[i] = 0;
+	}
 	bpf_for(i, 0, CS_NR_SLOTS)
 		if (cs_nr_queued(dsq_of(i)) > 0)
 			evacuate(dsq_of(i));

@@ -471,6 +471,26 @@ static int count_left(const struct drain_arg *d, bool stranded, int *first)
 	return left;
 }
 
+/* Say which tasks the scan could not move because they cannot leave. */
+static void say_unmovable(const struct drain_arg *d)
+{
+	volatile struct coresched__bss *bss = d->skel->bss;
+	int cpu, first = -1;
+	unsigned int n = 0;
+
+	for (cpu = 0; cpu < CS_MAX_CPUS; cpu++) {
+		if (!bss->drain_cpu[cpu] || !bss->unmovable[cpu])
+			continue;
+		if (first < 0)
+			first = cpu;
+		n += bss->unmovable[cpu];
+	}
+	if (n)
+		fprintf(stderr,
+			"scx_coresched: %u tasks waiting on the siblings going down (CPU %d first) may run on no CPU that stays (their affinity): they run there once, beside their siblings' work, as the siblings go down\n",
+			n, first);
+}
+
 /*
  * Before SMT goes off under the scheduler: drain every sibling but the
  * lowest-numbered of each core (the kernel's primary thread, the one that
@@ -522,6 +542,7 @@ static void drain_siblings(void *arg)
 			"scx_coresched: no core with more than one CPU known: no sibling to drain\n");
 		return;
 	}
+	bss->evacuated = 0;
 	/*
 	 * First every draining CPU runs nothing but its kthreads; then the
 	 * tasks stranded on them move (scan_stranded), which is safe only
@@ -539,8 +560,10 @@ static void drain_siblings(void *arg)
 		}
 		if (!left) {
 			fprintf(stderr,
-				"scx_coresched: siblings drained in %.1f ms; switching SMT off\n",
-				(double)(cs_now_ns() - t0) / 1e6);
+				"scx_coresched: siblings drained in %.1f ms (%llu waiting tasks moved off them); switching SMT off\n",
+				(double)(cs_now_ns() - t0) / 1e6,
+				(unsigned long long)bss->evacuated);
+			say_unmovable(d);
 			return;
 		}
 		if (cs_now_ns() - t0 > CS_DRAIN_WAIT_MS * 1000000ULL)

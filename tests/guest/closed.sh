@@ -29,6 +29,7 @@
 #                                 moved off it before SMT off: the
 #                                 observer (kernel threads trusted) saw
 #                                 0 ns, and the loader said it drained
+#                                 the siblings and moved some tasks off
 #   failsafe_eject_restart_{open,closed}  sysrq-S ejects the scheduler; it
 #                                 is loaded again by itself, SMT on (the
 #                                 gap is printed, not asserted)
@@ -174,10 +175,11 @@ else
 		end_observer "$TMP/s.obs"
 		info "closed stranded ($sig): overlap_ns=$OBS_OV switches=$OBS_SW; the loader said: $(grep -aE 'drain' "$TMP/sched.err" | tr '\n' ';')"
 		grep overlap_example "$TMP/s.obs" | head -n 3 | sed 's/^/#   /'
+		moved=$(grep -aoE 'drained in [0-9.]+ ms \([0-9]+ waiting' "$TMP/sched.err" | grep -oE '[0-9]+ waiting' | grep -oE '[0-9]+' | head -n 1)
 		if [ "$OBS_OV" != 0 ] || [ "${OBS_SW:-0}" -le 0 ] || ! smt_is off ||
-			! grep -aq "siblings drained in" "$TMP/sched.err"; then
+			[ "${moved:-0}" -le 0 ]; then
 			ok=0
-			why+="$sig: overlap_ns '$OBS_OV', SMT $(cat $SMT), loader: $(grep -aE 'drain' "$TMP/sched.err" | tr '\n' ';'); "
+			why+="$sig: overlap_ns '$OBS_OV', SMT $(cat $SMT), tasks moved '${moved:-}', loader: $(grep -av '^$' "$TMP/sched.err" | tr '\n' ';'); "
 		fi
 		echo on >$SMT 2>/dev/null
 	done
