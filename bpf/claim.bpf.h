@@ -359,10 +359,11 @@ static bool bound_kthread(struct task_struct *p, s32 cpu)
  * draining CPUs, or in migrate_disable()) stay, counted in unmovable[]
  * for the loader to report, not waited for: the kernel runs them there
  * whatever we do. A move that ends on the global queue (the target went
- * down meanwhile) counts as not done, and the loader scans again. Example, 2x2, SMT going off: CPU 1 drained (idle), t_a's task T
- * waits in t_a's queue on CPU 1's runqueue; cs_drain_evacuate moves T to
- * CPU 0's local queue (CPU 2's if T may not run on CPU 0), stranded[1]
- * is 0 at the next scan, and CPU 1 goes down with nothing of ours on it.
+ * down meanwhile) counts as not done, and the loader scans again.
+ * Example, 2x2, SMT going off: CPU 1 drained (idle), t_a's task T waits
+ * in t_a's queue on CPU 1's runqueue; cs_drain_evacuate moves T to CPU
+ * 0's local queue (CPU 2's if T may not run on CPU 0), stranded[1] is 0
+ * at the next scan, and CPU 1 goes down with nothing of ours on it.
  */
 u32 stranded[CS_MAX_CPUS]; /* per draining CPU, left at the last scan */
 u32 unmovable[CS_MAX_CPUS]; /* ... that may run on draining CPUs only */
