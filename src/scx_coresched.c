@@ -451,11 +451,13 @@ static bool cpu_quiet(const struct drain_arg *d, int cpu)
 }
 
 /*
- * The draining CPUs that still run other work (@stranded false), or that
- * hold tasks which could not be moved off at the last scan (true); the
- * first of them in *first.
+ * The draining CPUs that still run other work (@tasks NULL), or whose
+ * count in @tasks (a per-CPU array of the scan: stranded[], unmovable[])
+ * is not 0, adding those counts to *@sum if given; the first of them in
+ * *first.
  */
-static int count_left(const struct drain_arg *d, bool stranded, int *first)
+static int count_left(const struct drain_arg *d, const volatile __u32 *tasks,
+		      int *first, unsigned int *sum)
 {
 	volatile struct coresched__bss *bss = d->skel->bss;
 	int cpu, left = 0;
@@ -463,10 +465,12 @@ static int count_left(const struct drain_arg *d, bool stranded, int *first)
 	*first = -1;
 	for (cpu = 0; cpu < CS_MAX_CPUS; cpu++) {
 		if (!bss->drain_cpu[cpu] ||
-		    (stranded ? !bss->stranded[cpu] : cpu_quiet(d, cpu)))
+		    (tasks ? !tasks[cpu] : cpu_quiet(d, cpu)))
 			continue;
 		if (!left++)
 			*first = cpu;
+		if (tasks && sum)
+			*sum += tasks[cpu];
 	}
 	return left;
 }
@@ -474,17 +478,10 @@ static int count_left(const struct drain_arg *d, bool stranded, int *first)
 /* Say which tasks the scan could not move because they cannot leave. */
 static void say_unmovable(const struct drain_arg *d)
 {
-	volatile struct coresched__bss *bss = d->skel->bss;
-	int cpu, first = -1;
 	unsigned int n = 0;
+	int first;
 
-	for (cpu = 0; cpu < CS_MAX_CPUS; cpu++) {
-		if (!bss->drain_cpu[cpu] || !bss->unmovable[cpu])
-			continue;
-		if (first < 0)
-			first = cpu;
-		n += bss->unmovable[cpu];
-	}
+	count_left(d, d->skel->bss->unmovable, &first, &n);
 	if (n)
 		fprintf(stderr,
 			"scx_coresched: %u tasks waiting on the siblings going down (CPU %d first) may run on no CPU that stays (their affinity): they run there once, beside their siblings' work, as the siblings go down\n",
@@ -550,13 +547,13 @@ static void drain_siblings(void *arg)
 	 */
 	for (;;) {
 		stranded = false;
-		left = count_left(d, false, &first);
+		left = count_left(d, NULL, &first, NULL);
 		if (!left) {
 			err = scan_stranded(d);
 			if (err)
 				break;
 			stranded = true;
-			left = count_left(d, true, &first);
+			left = count_left(d, bss->stranded, &first, NULL);
 		}
 		if (!left) {
 			fprintf(stderr,
