@@ -9,7 +9,8 @@
 # all), a crash while the command runs exits 123 and is not retried; and
 # one whose guest panics on an int3 trap: 123 if memory no longer holds
 # the int3 (a stale translation), 125 if it does, and a stale one while
-# the guest boots is retried like a crash. It boots a guest, so run it
+# the guest boots is retried like a crash; a boot that hangs before the
+# command starts is ended and retried. It boots a guest, so run it
 # under the guest lock from the repository root (tests/run --guest-only
 # does):  flock /tmp/scx-guest.lock tests/vm_output.sh
 set -u
@@ -83,6 +84,8 @@ EOF3
 	exit 0
 }
 [ $n -le "${FAKE_BOOT_INT3:-0}" ] && oops 0f
+# a hung boot: it never starts the command (TERM ends it, through timeout)
+[ $n -le "${FAKE_BOOT_HANG:-0}" ] && exec sleep 600
 : >"$run/started"
 [ "${FAKE_RUN_CRASH:-0}" = 1 ] && kill -SEGV $$
 [ -z "${FAKE_INT3:-}" ] || oops "$FAKE_INT3"
@@ -91,13 +94,14 @@ echo 0 >"$run/status"
 EOF2
 chmod +x "$tmp/bin/qemu-system-x86_64"
 
-# fake_vm CRASHES RUN_CRASH [INT3 [BOOT_INT3]]: tools/vm with the
-# stand-in; BOOT_INT3 boots oops on a stale int3 before the command
-# starts. Sets rc, boots.
+# fake_vm CRASHES RUN_CRASH [INT3 [BOOT_INT3 [BOOT_HANG]]]: tools/vm with
+# the stand-in; BOOT_INT3 boots oops on a stale int3 before the command
+# starts, BOOT_HANG boots hang (tools/vm gives each 2 s to start it).
+# Sets rc, boots.
 fake_vm() {
 	rm -f "$tmp/boots"
 	PATH="$tmp/bin:$PATH" FAKE_DIR=$tmp FAKE_CRASHES=$1 FAKE_RUN_CRASH=$2 FAKE_INT3=${3:-} \
-		FAKE_BOOT_INT3=${4:-0} \
+		FAKE_BOOT_INT3=${4:-0} FAKE_BOOT_HANG=${5:-0} SCX_VM_START_SECS=2 \
 		tools/vm --kernel "$tmp/kernel" --timeout 60 -- true \
 		>"$tmp/fout" 2>"$tmp/ferr"
 	rc=$?
@@ -148,4 +152,18 @@ if [ $rc = 125 ] && grep -q '^Oops: int3' "$tmp/ferr"; then
 	echo "PASS vm_real_int3_125"
 else
 	echo "FAIL vm_real_int3_125: rc=$rc (want 125, the oops printed), stderr: $(head -n 3 "$tmp/ferr" | tr '\n' '|')"
+fi
+fake_vm 0 0 '' 0 2
+if [ $rc = 0 ] && [ "$boots" = 3 ] && [ "$(cat "$tmp/fout")" = ran ] &&
+	[ "$(grep -c 'did not start the command in 2s (a hung boot).*booting again' "$tmp/ferr")" = 2 ]; then
+	echo "PASS vm_hung_boot_retried"
+else
+	echo "FAIL vm_hung_boot_retried: rc=$rc after $boots boots (want 0 after 3), stdout '$(head -c 100 "$tmp/fout")', stderr: $(head -n 3 "$tmp/ferr" | tr '\n' '|')"
+fi
+fake_vm 0 0 '' 0 3
+if [ $rc = 125 ] && [ "$boots" = 3 ] && grep -q 'a hung boot) while the guest booted, 3 times' "$tmp/ferr" &&
+	! pgrep -f 'sleep 600' >/dev/null; then
+	echo "PASS vm_hung_boot_gives_up"
+else
+	echo "FAIL vm_hung_boot_gives_up: rc=$rc after $boots boots (want 125 after 3, no stand-in left running), stderr: $(tail -n 2 "$tmp/ferr" | tr '\n' '|')"
 fi
