@@ -483,6 +483,8 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 	}
 	if (slot == 0)
 		untagged_seen(now);
+	else if (cs_tagged(slot))
+		cookie_seen(slot, now);
 	if (vtime_ordered(slot)) {
 		if (p->scx.dsq_vtime > *tvnow_of(slot))
 			*tvnow_of(slot) = p->scx.dsq_vtime;
@@ -574,6 +576,7 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	charge_flush(cpu);
 	PROF_MARK(CS_PROF_TICK_FLUSH);
 	untagged_guard(cpu);
+	cookie_guard(cpu);
 	if (draining(cpu) && !bound_kthread(p, cpu)) {
 		p->scx.slice = 0;
 		return;

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The untagged work's guards (part of coresched.bpf.c, included once
- * there). Untagged work (every kernel thread, the host's own daemons) is
- * one cookie, slot 0, among the tagged ones, with one vtime; among
- * thousands of cookies its turn can come seldom, and to a given core more
- * seldom still. Two waits are bounded by CS_UNTAGGED_MAX_WAIT_NS (1 s,
- * include/cs_policy.h), far below the 30 s after which the kernel's
- * watchdog ejects the scheduler (its own worker is untagged work too):
+ * The wait guards (part of coresched.bpf.c, included once there): what
+ * bounds a wait that the vtime order alone leaves unbounded, far below
+ * the 30 s after which the kernel's watchdog ejects the scheduler.
+ * Untagged work (every kernel thread, the host's own daemons) is one
+ * cookie, slot 0, among the tagged ones, with one vtime; among thousands
+ * of cookies its turn can come seldom, and to a given core more seldom
+ * still. Two of its waits are bounded by CS_UNTAGGED_MAX_WAIT_NS (1 s,
+ * include/cs_policy.h; the watchdog's own worker is untagged work too),
+ * and a tagged cookie's by CS_COOKIE_MAX_WAIT_NS (1 s):
  *
  * 1. The untagged work as a whole: queued a second without starting
  *    anywhere, its vtime goes below the wake floor (untagged_guard), and
@@ -21,6 +23,9 @@
  *    the untagged cookie runs beside any other but the overflow queue's:
  *    a sibling running that one keeps it out until its turn ends.)
  *    A CPU about to idle also runs such a task if one waits, at once.
+ * 3. A tagged cookie queued a second without starting a task (a weight
+ *    far below another busy one's): the same as 1 (cookie_guard, below,
+ *    with an example).
  *
  * Worked example (2), strict mode, 8x2 at 4,097 cookies: kworker/12:1
  * queued at t=0 on CPU 12; core {12,13} runs cookie A on CPU 13 and CPU
@@ -59,6 +64,27 @@ static void untagged_seen(u64 now)
 }
 
 /*
+ * Lower slot @s's vtime below the wake floor (cs_rescue_vtime): 1 if this
+ * did it, 0 if it was that low already (something else holds the slot
+ * back), -1 if every CPU's charges landing at once beat each try.
+ */
+static int rescue_vtime(u32 s)
+{
+	u64 *vt = vtime_of(s), v, nv;
+	int i;
+
+	bpf_for(i, 0, CS_RESCUE_TRIES) {
+		v = *(volatile u64 *)vt;
+		nv = cs_rescue_vtime(v, vnow, 4 * grace_ns);
+		if (nv == v)
+			return 0;
+		if (__sync_val_compare_and_swap(vt, v, nv) == v)
+			return 1;
+	}
+	return -1;
+}
+
+/*
  * From ops.tick: untagged work queued and not started for
  * CS_UNTAGGED_MAX_WAIT_NS gets its vtime lowered (cs_rescue_vtime; one CPU
  * does it, the one whose compare-and-swap of untagged_since wins, and it
@@ -70,26 +96,115 @@ static void untagged_seen(u64 now)
  */
 static void untagged_guard(s32 cpu)
 {
-	u64 now = bpf_ktime_get_ns(), at = untagged_since, v, nv;
-	u64 *vt = vtime_of(0);
-	int i;
+	u64 now = bpf_ktime_get_ns(), at = untagged_since;
+	int done;
 
 	if (!cs_rescue_due(now, at, CS_UNTAGGED_MAX_WAIT_NS) ||
 	    cs_nr_queued(0) <= 0 ||
 	    __sync_val_compare_and_swap(&untagged_since, at, now) != at)
 		return;
-	bpf_for(i, 0, CS_RESCUE_TRIES) {
-		v = *(volatile u64 *)vt;
-		nv = cs_rescue_vtime(v, vnow, 4 * grace_ns);
-		if (nv == v) /* already that low: something else holds it */
-			return;
-		if (__sync_val_compare_and_swap(vt, v, nv) == v) {
-			cpu_stat(cpu)->untagged_rescues++;
-			return;
+	done = rescue_vtime(0);
+	if (done > 0)
+		cpu_stat(cpu)->untagged_rescues++;
+	else if (done < 0) /* the next tick tries again */
+		untagged_since = at;
+}
+
+/*
+ * 3. The tagged cookies (CS_COOKIE_MAX_WAIT_NS, include/cs_policy.h): a
+ * cookie with tasks queued that started none for a second (a weight-1
+ * cookie beside a busy one at 10000, say) gets its vtime lowered like
+ * the untagged work's, and the usual handovers give it a core; its
+ * charges then put it back where its weight says. slot_since[]
+ * (slots.bpf.h) is when it last started a task or was queued from none.
+ *
+ * Worked example, 2x2, cookie A at weight 1 and B at 10000, four
+ * spinners each: A runs a tick on core 0 and is charged its core time
+ * times 100, hundreds of ms of vtime; B, charged about 40 ms of vtime a
+ * second on all four CPUs, would give A its next turn seconds later, and
+ * far later with more of B's CPUs or a longer turn. At 1 s after A's last
+ * start the guard's look at A's word finds it waited past the bound: A's
+ * vtime goes to vnow - 4 graces - 1 ns, a tick of a core running B hands
+ * that core over to A, and A waits another second after its turn.
+ * (Seen on 2x2: about one rescue a second, each waiting 1,000-1,010 ms.)
+ */
+u64 starve_scan_at; /* the guard's last look */
+u32 starve_word; /* the queued_mask word it looks at next */
+
+/* A task of tagged slot @s starts (ops.running): at most a write a ms. */
+static void cookie_seen(u16 s, u64 now)
+{
+	u64 *since = &slot_since[CS_SLOT_IDX(s)];
+
+	if (now - *since > CS_WSUM0_NS)
+		*since = now;
+}
+
+/*
+ * The queued slot of queued_mask word @k that waited longest, past
+ * CS_COOKIE_MAX_WAIT_NS; CS_SLOT_NONE if none did.
+ */
+static u32 starved_in_word(u32 k, u64 now)
+{
+	u64 bits = *(volatile u64 *)&queued_mask[slot_word(k * 64)];
+	u64 oldest = now;
+	u32 found = CS_SLOT_NONE;
+	s32 j;
+
+	bpf_for(j, 0, 64) {
+		u64 since;
+		u32 i;
+
+		if (!bits)
+			break;
+		i = k * 64 + low_bit(bits);
+		bits &= bits - 1;
+		if (i >= CS_NR_SLOTS || i == 0)
+			continue;
+		since = *(volatile u64 *)&slot_since[CS_SLOT_IDX(i)];
+		if (*(volatile s32 *)&slot_qcnt[CS_SLOT_IDX(i)] > 0 &&
+		    cs_rescue_due(now, since, CS_COOKIE_MAX_WAIT_NS) &&
+		    since < oldest) {
+			oldest = since;
+			found = i;
 		}
 	}
-	/* Every CPU's charges landing at once: the next tick tries again. */
-	untagged_since = at;
+	return found;
+}
+
+/*
+ * From ops.tick, at most once per CS_STARVE_SCAN_NS over all CPUs (the
+ * one whose compare-and-swap of starve_scan_at wins): look at the next
+ * word of queued_mask with any bit set and rescue its longest waiter.
+ */
+__attribute__((noinline)) int cookie_guard(s32 cpu)
+{
+	u64 now = bpf_ktime_get_ns(), at = starve_scan_at;
+	u32 k = starve_word, s;
+	s32 n;
+
+	if (now - at < CS_STARVE_SCAN_NS ||
+	    __sync_val_compare_and_swap(&starve_scan_at, at, now) != at)
+		return 0;
+	bpf_for(n, 0, CS_LIVE_WORDS) {
+		if (k >= CS_LIVE_WORDS)
+			k = 0;
+		if (*(volatile u64 *)&queued_mask[slot_word(k * 64)])
+			break;
+		k++;
+	}
+	if (k >= CS_LIVE_WORDS)
+		return 0;
+	starve_word = k + 1;
+	s = starved_in_word(k, now);
+	if (s >= CS_NR_SLOTS)
+		return 0;
+	slot_since[CS_SLOT_IDX(s)] = now; /* its wait is counted again */
+	if (rescue_vtime(s) > 0) {
+		queued_mark(s, true); /* its word's bound goes down with it */
+		cpu_stat(cpu)->cookie_rescues++;
+	}
+	return 0;
 }
 
 /* Can @p run on @cpu alone? (A task bound there.) */

@@ -37,6 +37,11 @@ u64 live_mask[CS_LIVE_TBL]; /* slots with holders (for the statistics) */
 u64 queued_mask[CS_LIVE_TBL]; /* tagged slots with tasks counted queued */
 u64 queued_bound[CS_LIVE_TBL]; /* per word of queued_mask: cs_qb_* */
 s32 slot_qcnt[CS_SLOT_TBL]; /* its tasks queued: enqueued, not yet run */
+/*
+ * When the cookie last started a task, or was counted queued from none:
+ * since when its queued tasks wait (the tagged cookies' guard, guard.bpf.h).
+ */
+u64 slot_since[CS_SLOT_TBL];
 u8 low_bit_tbl[64]; /* cs_low_bit_table(), filled by cs_init */
 
 /* The lowest set bit of @x (not 0), through low_bit_tbl. */
@@ -330,6 +335,8 @@ static void queued_enter(struct task_ctx *tctx, u16 s, bool lowered)
 	s32 was = __sync_fetch_and_add(&slot_qcnt[CS_SLOT_IDX(s)], 1);
 
 	tctx->qslot = s;
+	if (was == 0)
+		slot_since[CS_SLOT_IDX(s)] = bpf_ktime_get_ns();
 	queued_mark(s, was == 0 || lowered);
 }
 

@@ -768,6 +768,25 @@ static inline __u64 cs_wake_vtime(__u64 vt, __u64 vnow, __u64 vseen,
  */
 #define CS_UNTAGGED_MAX_WAIT_NS (1000ULL * 1000 * 1000)
 
+/*
+ * The tagged cookies' guard. A cookie's share of core time is its weight
+ * against the others' (cgroup cpu.weight, 1 to 10000), so beside a busy
+ * cookie of weight 10000 one of weight 1 gets a turn once per 10,000 of
+ * the other's slices: 50 s at 5 ms, and the kernel's watchdog (30 s,
+ * "runnable task stall") ejected the scheduler, isolation off until the
+ * loader switched SMT off (tests/guest/closed.sh, stranded tasks). So a
+ * cookie with tasks queued that has not started one for
+ * CS_COOKIE_MAX_WAIT_NS is rescued as the untagged work is
+ * (cs_rescue_vtime): a floor of a turn a second, which only weights more
+ * than 200 apart (a second over a 5 ms slice) ever reach. The guard looks
+ * at one word of 64 queued slots each CS_STARVE_SCAN_NS, the words in
+ * turn, and rescues the one there that waited longest, so at most 100
+ * cookies a second jump the vtime order: among 4,096 cookies, 64 words,
+ * each word is looked at every 640 ms.
+ */
+#define CS_COOKIE_MAX_WAIT_NS (1000ULL * 1000 * 1000)
+#define CS_STARVE_SCAN_NS (10ULL * 1000 * 1000)
+
 /* Has work queued since @since (or run last then) waited past @max_wait? */
 static inline bool cs_rescue_due(__u64 now, __u64 since, __u64 max_wait)
 {

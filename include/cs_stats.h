@@ -28,6 +28,8 @@ struct cs_cpu_stat {
 				 a claim the core word held only as EXCL) */
 	__u64 untagged_rescues; /* untagged work queued past
 				   CS_UNTAGGED_MAX_WAIT_NS: its vtime lowered */
+	__u64 cookie_rescues; /* tagged cookies queued past
+				 CS_COOKIE_MAX_WAIT_NS: their vtime lowered */
 	__u64 migrations; /* runs of a task on another CPU than its last */
 	__u64 llc_migrations; /* of them, from another last-level cache */
 	__u64 renewals; /* slices renewed at a tick (slice_renew) */

@@ -30,6 +30,7 @@ struct cs_interval {
 	double switches_per_s, kicks_per_s, max_wait_ms;
 	__u64 transit_retries, unclaimed_runs;
 	__u64 untagged_rescues; /* untagged work past CS_UNTAGGED_MAX_WAIT_NS */
+	__u64 cookie_rescues; /* tagged cookies past CS_COOKIE_MAX_WAIT_NS */
 	__u64 slot_full; /* slot requests refused, all slots held */
 	/* runs on another CPU than the task's last; of them, another LLC */
 	double migrations_per_s, llc_migrations_per_s;

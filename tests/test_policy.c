@@ -1355,6 +1355,55 @@ static bool test_policy_rescue_starved(void)
 	return true;
 }
 
+/*
+ * The tagged cookies' guard (CS_COOKIE_MAX_WAIT_NS): cookies L (weight 1)
+ * and H (weight 10000), both always queued, one core, 5 ms slices: the
+ * cookie with the lower vtime runs a slice and is charged it at its
+ * weight; L is rescued (cs_rescue_vtime) once it waited past the guard.
+ * Returns L's longest wait in ms over 120 s.
+ */
+static __u64 floor_sim(bool guard)
+{
+	const __u64 ms = 1000000, slice = 5 * ms, lag = 20 * ms;
+	__u64 vt_l = 0, vt_h = 0, vnow = 0, since = 0, worst = 0, t;
+
+	for (t = 0; t < 120000 * ms; t += slice) {
+		if (guard && cs_rescue_due(t, since, CS_COOKIE_MAX_WAIT_NS)) {
+			vt_l = cs_rescue_vtime(vt_l, vnow, lag);
+			since = t; /* its wait is counted again */
+		}
+		if (vt_l < vt_h) {
+			if (t - since > worst)
+				worst = t - since;
+			vnow = vt_l > vnow ? vt_l : vnow;
+			vt_l += cs_scale(slice, 1);
+			since = t + slice;
+		} else {
+			vnow = vt_h > vnow ? vt_h : vnow;
+			vt_h += cs_scale(slice, 10000);
+		}
+	}
+	if (t - since > worst)
+		worst = t - since;
+	return worst / ms;
+}
+
+static bool test_policy_weight_floor(void)
+{
+	__u64 without = floor_sim(false), with = floor_sim(true);
+
+	/* By weight alone, L waits past the kernel's 30 s watchdog... */
+	CHECK(without > 30000, "L waited at most %llu ms without the guard",
+	      (unsigned long long)without);
+	/* ...and with the guard a slice past the second at most. */
+	CHECK(with <= CS_COOKIE_MAX_WAIT_NS / 1000000 + 5,
+	      "L waited %llu ms with the guard", (unsigned long long)with);
+	/* The guard scans often enough to keep its bound. */
+	CHECK(CS_STARVE_SCAN_NS * 10 <= CS_COOKIE_MAX_WAIT_NS,
+	      "scan every %llu ns", (unsigned long long)CS_STARVE_SCAN_NS);
+	return true;
+}
+
 static bool test_policy_clamp_vtime_no_underflow(void)
 {
 	CHECK_EQ(cs_clamp_vtime(0, 50, 100), 0);
@@ -1577,6 +1626,7 @@ int main(void)
 	RUN(policy_wake_wave);
 	RUN(policy_rescue_vtime);
 	RUN(policy_rescue_starved);
+	RUN(policy_weight_floor);
 	RUN(task_cookie_no_digit_runs);
 	RUN(task_cookie_unique);
 	RUN(task_cookie_limit);

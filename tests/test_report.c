@@ -61,6 +61,9 @@ static void interval_2x2(struct cs_topo *t, struct cs_snapshot *a,
 	a->cpu[1].untagged_rescues = 4;
 	b->cpu[1].untagged_rescues = 5;
 	b->cpu[2].untagged_rescues = 2;
+	/* and of tagged cookies, 6 in the interval. */
+	a->cpu[3].cookie_rescues = 1;
+	b->cpu[3].cookie_rescues = 7;
 	/* Migrations in the 1 s: 7 + 3, 2 of them across LLCs. */
 	a->cpu[0].migrations = 10;
 	b->cpu[0].migrations = 17;
@@ -195,6 +198,7 @@ static bool test_prom_figures(void)
 		"\nscx_coresched_cookie_run_ms{cookie=\"0x0000000000000011\",name=\"task:0x0000000000000011\"} 0.000\n",
 		"\nscx_coresched_slot_full 2\n",
 		"\nscx_coresched_untagged_rescues 3\n",
+		"\nscx_coresched_cookie_rescues 6\n",
 		"\nscx_coresched_migrations_per_second 10.0\n",
 		"\nscx_coresched_llc_migrations_per_second 2.0\n",
 		"\nscx_coresched_renewals_per_second 5.0\n",
@@ -234,6 +238,7 @@ static bool test_json_counters(void)
 	CHECK(strstr(out, "\"slot_full\":2"), "slot_full: %s", out);
 	CHECK(strstr(out, "\"untagged_rescues\":3"), "untagged_rescues: %s",
 	      out);
+	CHECK(strstr(out, "\"cookie_rescues\":6"), "cookie_rescues: %s", out);
 	CHECK(strstr(out, "\"migrations_per_s\":10.0,"), "migrations: %s", out);
 	CHECK(strstr(out, "\"llc_migrations_per_s\":2.0"), "llc_migrations: %s",
 	      out);

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Behaviour of scx_coresched on a 2x2 guest: fairness between cookies, the
-# LKML starvation case, bounded wait, a cookie bound to one CPU (affinity),
+# LKML starvation case, bounded wait, the weight floor, a cookie bound to one CPU (affinity),
 # CPU hotplug and load/unload cycles.
 #   tools/vm --cores 2 --threads 2 -- tests/guest/sched.sh
 . tests/guest/lib.sh
@@ -309,6 +309,106 @@ test_bounded_wait() {
 	fi
 }
 
+# sched_of PID: the task's time on a CPU so far in RN (ns), and the times
+# it was run in RC (/proc/PID/schedstat); RN is "dead" if it is gone. No
+# fork: the reading shell is untagged work, which gets little of the CPUs
+# beside a busy cookie of high weight.
+sched_of() {
+	local s
+	sysread s "/proc/$1/schedstat"
+	RN=${s%% *} RC=${s##* }
+	[ -n "$s" ] || RN=dead RC=0
+}
+
+# Weight floor (bpf/guard.bpf.h, cookie_guard): cookie A at cpu.weight 1
+# beside B at 10000, NCPU spinners each, for FLOOR_WINDOWS windows of 10 s
+# (past sched_ext's 30 s watchdog), the observer attached before the
+# scheduler. By weight alone A's turn comes once per 10,000 of B's
+# slices, 50 s at 5 ms: the watchdog ejected the scheduler ("runnable
+# task stall") and isolation was off until SMT went off. Asserted: no
+# ejection, 0 ns of overlap, every A spinner ran in every window, and
+# the guard rescued A (cookie_rescues in the statistics).
+FLOOR_WINDOWS=${FLOOR_WINDOWS:-4}
+test_weight_floor() {
+	local name=weight_floor_1_to_10000 a b i w from pids=() last=() ran=0 \
+		need why= rescues share ua ub turns=0 ov sw t0
+	if ! restart_observed "$TMP/floor"; then
+		fail $name "the observer or the scheduler did not start"
+		return
+	fi
+	a=$(tenant t_fa)
+	b=$(tenant t_fb)
+	from=$(wc -l <"$TMP/sched.out")
+	if ! echo 1 >"$a/cpu.weight" || ! echo 10000 >"$b/cpu.weight" ||
+		! "$CTL" cgroup tag "$a" >/dev/null || ! "$CTL" cgroup tag "$b" >/dev/null; then
+		fail $name "could not weigh and tag $a and $b"
+		stop_observer
+		return
+	fi
+	for ((i = 0; i < NCPU; i++)); do
+		# shellcheck disable=SC2016 # a loop for that sh
+		if ! start_in "$a" sh -c 'while :; do :; done' ||
+			! { pids+=("$LAST") && start_in "$b" sh -c 'while :; do :; done'; }; then
+			fail $name "could not start the spinners"
+			stop_bg
+			stop_observer
+			return
+		fi
+	done
+	# The untagged cookie's weight is that of its runnable tasks: at nice
+	# -20 this shell keeps its pace beside B (it sleeps meanwhile).
+	renice -n -20 $$ >/dev/null
+	nap 1
+	for i in "${!pids[@]}"; do
+		sched_of "${pids[i]}"
+		last[i]=$RN turns=$((turns - RC))
+	done
+	ua=$(usage_us "$a")
+	ub=$(usage_us "$b")
+	t0=$SECONDS
+	for ((w = 0; w < FLOOR_WINDOWS; w++)); do
+		nap 10
+		for i in "${!pids[@]}"; do
+			sched_of "${pids[i]}"
+			if [ "$RN" != dead ] && [ "${last[i]}" != dead ] && [ "$RN" -gt "${last[i]}" ]; then
+				ran=$((ran + 1))
+			else
+				why+="window $((w + 1)): A spinner ${pids[i]} ran no more (${last[i]} -> $RN ns); "
+			fi
+			last[i]=$RN
+		done
+	done
+	ua=$(($(usage_us "$a") - ua))
+	ub=$(($(usage_us "$b") - ub))
+	for i in "${!pids[@]}"; do
+		sched_of "${pids[i]}"
+		turns=$((turns + RC))
+	done
+	stop_bg
+	renice -n 0 $$ >/dev/null
+	stop_observer
+	echo 100 >"$a/cpu.weight"
+	echo 100 >"$b/cpu.weight"
+	need=$((FLOOR_WINDOWS * ${#pids[@]}))
+	rescues=$(tail -n +$((from + 1)) "$TMP/sched.out" |
+		sed -n 's/.*"cookie_rescues":\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
+	share=$(awk -v a="$ua" -v b="$ub" 'BEGIN { printf "%.2f", a + b ? 100 * a / (a + b) : 0 }')
+	ov=$(field "$TMP/floor" overlap_ns)
+	sw=$(field "$TMP/floor" switches)
+	info "weight floor, 1:10000, $NCPU spinners each, $FLOOR_WINDOWS x 10 s (took $((SECONDS - t0)) s): A ran in $ran of $need spinner-windows ($turns runs), A's share of the two $share % (by weight 0.01 %), cookie rescues $rescues, overlap_ns=$ov switches=$sw"
+	if grep -qE "ejected|runnable task stall" "$TMP/sched.err"; then
+		why+="the scheduler was ejected: $(grep -E "ejected|runnable task stall" "$TMP/sched.err" | head -n 2 | tr '\n' ' '); "
+	fi
+	[ "$ov" = 0 ] && [ "${sw:-0}" -gt 0 ] || why+="overlap_ns '$ov', switches '$sw'; "
+	[ "$rescues" -gt 0 ] || why+="no cookie rescue counted; "
+	[ "$(scx_state)" = enabled ] || why+="state $(scx_state); "
+	if [ $ran = "$need" ] && [ -z "$why" ]; then
+		pass $name
+	else
+		fail $name "$why"
+	fi
+}
+
 # affinity_phase WEIGHT: cookie B's two tasks bound to CPU 0 (B at
 # cpu.weight WEIGHT), cookies C and D (two spinners each) bound to CPUs 2-3,
 # for $secs s; sets ub, uc, ud (permille of one CPU) and idle (CPUs 2-3
@@ -517,7 +617,7 @@ if ! start_sched --stats 2 --json; then
 	fail scheduler_start "$(tail -n 2 "$TMP/sched.err")"
 	finish
 fi
-for t in ${SCX_TESTS:-fairness fairness_fill fairness_none fairness_weight renewal bounded_wait affinity hotplug hotplug_pinned starvation lifecycle}; do
+for t in ${SCX_TESTS:-fairness fairness_fill fairness_none fairness_weight renewal bounded_wait weight_floor affinity hotplug hotplug_pinned starvation lifecycle}; do
 	"test_$t"
 done
 finish
