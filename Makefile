@@ -96,14 +96,14 @@ $(O)/%.skel.h: $(O)/%.bpf.o
 $(O)/%.o: src/%.c include/*.h src/*.h | $(O)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(O)/scx_coresched.o: $(O)/coresched.skel.h
+$(O)/scx_coresched.o $(O)/cs_drain.o: $(O)/coresched.skel.h
 $(O)/cs_tagging.o: $(O)/tagging.skel.h
 $(O)/cs_policy_apply.o: $(O)/policy.skel.h # policy
 $(O)/cs_audit_bpf.o: $(O)/audit.skel.h
 
 $(O)/scx_coresched: $(O)/scx_coresched.o $(O)/cs_topo.o $(O)/cs_report.o \
 		$(O)/cs_tagging.o $(O)/cs_features.o $(O)/cs_guard.o $(COMMON) \
-		$(O)/cs_btf.o \
+		$(O)/cs_btf.o $(O)/cs_drain.o \
 		$(O)/cs_policy_apply.o $(O)/cs_policy_file.o # policy
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

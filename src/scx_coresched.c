@@ -23,22 +23,16 @@
 #include "cs_btf.h"
 #include "cs_common.h"
 #include "cs_ctlsock.h"
+#include "cs_drain.h"
 #include "cs_guard.h"
 #include "cs_policy.h"
 #include "cs_policy_apply.h" /* policy hook */
-#include "cs_prof.h" /* the skeleton of make prof's build */
 #include "cs_report.h"
 #include "cs_statsfile.h"
 #include "cs_tagging.h"
 #include "cs_topo.h"
 
-/* The skeleton spells the BPF side's global variables with kernel types. */
-typedef __u8 u8;
-typedef __u16 u16;
-typedef __u32 u32;
-typedef __s32 s32;
-typedef __u64 u64;
-#include "coresched.skel.h"
+#include "cs_skel.h"
 
 static const char usage[] =
 	"Usage: scx_coresched [OPTIONS]\n"
@@ -421,166 +415,6 @@ static void smt_back_on(void)
 			(double)(cs_now_ns() - t0) / 1e6);
 }
 
-/* What drain_siblings() needs; the guard gets a copy at its fork. */
-struct drain_arg {
-	struct coresched *skel; /* its .bss is shared with the guard */
-};
-
-/*
- * Move the tasks that wait on a draining CPU's runqueue and may run
- * elsewhere off it, and count those left (bpf/claim.bpf.h, Stranded
- * tasks): 0, or -errno.
- */
-static int scan_stranded(const struct drain_arg *d)
-{
-	LIBBPF_OPTS(bpf_test_run_opts, run);
-	int ret = bpf_prog_test_run_opts(
-		bpf_program__fd(d->skel->progs.cs_drain_evacuate), &run);
-
-	return ret < 0 ? -errno : 0;
-}
-
-/* Does @cpu run nothing but its own kernel threads (or nothing)? */
-static bool cpu_quiet(const struct drain_arg *d, int cpu)
-{
-	volatile struct coresched__bss *bss = d->skel->bss;
-	int core = bss->cpu_core[cpu], sib = bss->cpu_sib[cpu];
-
-	return bss->drained[cpu] || !bss->cpu_known[cpu] ||
-	       cs_cur(bss->core_state[core].word, sib) == CS_SLOT_NONE;
-}
-
-/*
- * The draining CPUs that still run other work (@tasks NULL), or whose
- * count in @tasks (a per-CPU array of the scan: stranded[], unmovable[])
- * is not 0, adding those counts to *@sum if given; the first of them in
- * *first.
- */
-static int count_left(const struct drain_arg *d, const volatile __u32 *tasks,
-		      int *first, unsigned int *sum)
-{
-	volatile struct coresched__bss *bss = d->skel->bss;
-	int cpu, left = 0;
-
-	*first = -1;
-	for (cpu = 0; cpu < CS_MAX_CPUS; cpu++) {
-		if (!bss->drain_cpu[cpu] ||
-		    (tasks ? !tasks[cpu] : cpu_quiet(d, cpu)))
-			continue;
-		if (!left++)
-			*first = cpu;
-		if (tasks && sum)
-			*sum += tasks[cpu];
-	}
-	return left;
-}
-
-/* Say which tasks the scan could not move because they cannot leave. */
-static void say_unmovable(const struct drain_arg *d)
-{
-	unsigned int n = 0;
-	int first;
-
-	count_left(d, d->skel->bss->unmovable, &first, &n);
-	if (n)
-		fprintf(stderr,
-			"scx_coresched: %u tasks waiting on the siblings going down (CPU %d first) may run on no CPU that stays (their affinity): they run there once, beside their siblings' work, as the siblings go down\n",
-			n, first);
-}
-
-/*
- * Before SMT goes off under the scheduler: drain every sibling but the
- * lowest-numbered of each core (the kernel's primary thread, the one that
- * stays online; bpf/coresched.bpf.c, Draining) and wait until each runs
- * nothing but its own kernel threads and holds no task that may run
- * elsewhere (scan_stranded), up to CS_DRAIN_WAIT_MS (then it says so).
- * Nothing to do if SMT is off already. The cores are read from the
- * scheduler's .bss, which the guard shares: CPUs placed after the guard
- * forked (serve_fenced) are there.
- */
-static void drain_siblings(void *arg)
-{
-	const struct drain_arg *d = arg;
-	volatile struct coresched__bss *bss = d->skel->bss;
-	volatile __u8 *drain = bss->drain_cpu;
-	__u64 t0 = cs_now_ns();
-	int core, i, nr = 0, left = 0, first = -1, low, err = 0;
-	bool stranded = false;
-
-	if (!cs_smt_on()) { /* off already: nothing goes down */
-		char ctl[32] = "?", online[64] = "?";
-
-		cs_read_line(CS_SMT_CONTROL, ctl, sizeof(ctl));
-		cs_read_line("/sys/devices/system/cpu/online", online,
-			     sizeof(online));
-		fprintf(stderr,
-			"scx_coresched: no sibling to drain: SMT control is '%s', not 'on' (CPUs online: %s)\n",
-			ctl, online);
-		return;
-	}
-	for (core = 0; core < CS_MAX_CPUS; core++) {
-		int n = bss->core_nr[core] < CS_MAX_SMT ? bss->core_nr[core] :
-							  CS_MAX_SMT;
-
-		for (low = 0, i = 1; i < n; i++)
-			if (bss->core_cpu[core][i] < bss->core_cpu[core][low])
-				low = i;
-		for (i = 0; i < n; i++) {
-			if (i == low)
-				continue;
-			__atomic_store_n(&drain[bss->core_cpu[core][i] %
-						CS_MAX_CPUS],
-					 1, __ATOMIC_SEQ_CST);
-			nr++;
-		}
-	}
-	if (!nr) {
-		fprintf(stderr,
-			"scx_coresched: no core with more than one CPU known: no sibling to drain\n");
-		return;
-	}
-	bss->evacuated = 0;
-	/*
-	 * First every draining CPU runs nothing but its kthreads; then the
-	 * tasks stranded on them move (scan_stranded), which is safe only
-	 * once they are quiet (bpf/claim.bpf.h, Stranded tasks).
-	 */
-	for (;;) {
-		stranded = false;
-		left = count_left(d, NULL, &first, NULL);
-		if (!left) {
-			err = scan_stranded(d);
-			if (err)
-				break;
-			stranded = true;
-			left = count_left(d, bss->stranded, &first, NULL);
-		}
-		if (!left) {
-			fprintf(stderr,
-				"scx_coresched: siblings drained in %.1f ms (%llu waiting tasks moved off them); switching SMT off\n",
-				(double)(cs_now_ns() - t0) / 1e6,
-				(unsigned long long)bss->evacuated);
-			say_unmovable(d);
-			return;
-		}
-		if (cs_now_ns() - t0 > CS_DRAIN_WAIT_MS * 1000000ULL)
-			break;
-		usleep(1000);
-	}
-	if (err)
-		fprintf(stderr,
-			"scx_coresched: cannot move the tasks waiting on the siblings going down (%s); switching SMT off anyway: they run there once, beside their siblings' work, as the siblings go down\n",
-			strerror(-err));
-	else if (stranded)
-		fprintf(stderr,
-			"scx_coresched: %d siblings (CPU %d first: %u tasks) still hold tasks that could not be moved off %d ms after being drained; switching SMT off anyway: they run there once, beside their siblings' work, as the siblings go down\n",
-			left, first, bss->stranded[first], CS_DRAIN_WAIT_MS);
-	else
-		fprintf(stderr,
-			"scx_coresched: %d siblings (CPU %d first) still run tasks %d ms after being drained; switching SMT off anyway\n",
-			left, first, CS_DRAIN_WAIT_MS);
-}
-
 /*
  * Wait until sched_ext's enable transition is over (first_dispatch_ns in
  * bpf/coresched.bpf.c), then one default slice (20 ms) more, for the
@@ -916,7 +750,7 @@ int main(int argc, char **argv)
 		started_at = cs_now_ns();
 		if (o.fail_mode == CS_FAIL_CLOSED) {
 			drain.skel = s.skel;
-			guard = cs_guard_start(&gfd, drain_siblings, &drain);
+			guard = cs_guard_start(&gfd, cs_drain_siblings, &drain);
 			if (guard < 0)
 				die("cannot start the guard process: %s",
 				    strerror(errno));
@@ -944,7 +778,7 @@ int main(int argc, char **argv)
 		if (o.fail_mode == CS_FAIL_CLOSED) {
 			/* Still attached after a stop: drain first. */
 			if (end == RUN_STOPPED)
-				drain_siblings(&drain);
+				cs_drain_siblings(&drain);
 			if (cs_smt_off(err, sizeof(err)))
 				fprintf(stderr, "scx_coresched: %s\n", err);
 			else if (end == RUN_EJECTED)
