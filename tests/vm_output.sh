@@ -85,7 +85,7 @@ EOF3
 }
 [ $n -le "${FAKE_BOOT_INT3:-0}" ] && oops 0f
 # a hung boot: it never starts the command (TERM ends it, through timeout)
-[ $n -le "${FAKE_BOOT_HANG:-0}" ] && exec sleep 600
+[ $n -le "${FAKE_BOOT_HANG:-0}" ] && exec -a scx-fake-hang sleep 600
 : >"$run/started"
 [ "${FAKE_RUN_CRASH:-0}" = 1 ] && kill -SEGV $$
 [ -z "${FAKE_INT3:-}" ] || oops "$FAKE_INT3"
@@ -162,7 +162,7 @@ else
 fi
 fake_vm 0 0 '' 0 3
 if [ $rc = 125 ] && [ "$boots" = 3 ] && grep -q 'a hung boot) while the guest booted, 3 times' "$tmp/ferr" &&
-	! pgrep -f 'sleep 600' >/dev/null; then
+	! pgrep -f scx-fake-hang >/dev/null; then
 	echo "PASS vm_hung_boot_gives_up"
 else
 	echo "FAIL vm_hung_boot_gives_up: rc=$rc after $boots boots (want 125 after 3, no stand-in left running), stderr: $(tail -n 2 "$tmp/ferr" | tr '\n' '|')"
