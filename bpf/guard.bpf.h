@@ -127,6 +127,12 @@ static void untagged_guard(s32 cpu)
  * vtime goes to vnow - 4 graces - 1 ns, a tick of a core running B hands
  * that core over to A, and A waits another second after its turn.
  * (Seen on 2x2: about one rescue a second, each waiting 1,000-1,010 ms.)
+ *
+ * The bound is per cookie, not per task: a task of a cookie whose other
+ * tasks keep starting may still wait on the vtime order alone. And a
+ * cookie that keeps a core through slice renewals (no ops.running) while
+ * another of its tasks, bound elsewhere, stays queued is rescued once a
+ * second as it runs: the rescue drops its debt, which helps that task.
  */
 u64 starve_scan_at; /* the guard's last look */
 u32 starve_word; /* the queued_mask word it looks at next */
@@ -181,6 +187,8 @@ __attribute__((noinline)) int cookie_guard(s32 cpu)
 {
 	u64 now = bpf_ktime_get_ns(), at = starve_scan_at;
 	u32 k = starve_word, s;
+	bool found = false;
+	int done;
 	s32 n;
 
 	if (now - at < CS_STARVE_SCAN_NS ||
@@ -189,20 +197,26 @@ __attribute__((noinline)) int cookie_guard(s32 cpu)
 	bpf_for(n, 0, CS_LIVE_WORDS) {
 		if (k >= CS_LIVE_WORDS)
 			k = 0;
-		if (*(volatile u64 *)&queued_mask[slot_word(k * 64)])
+		if (*(volatile u64 *)&queued_mask[slot_word(k * 64)]) {
+			found = true;
 			break;
+		}
 		k++;
 	}
-	if (k >= CS_LIVE_WORDS)
+	if (!found) /* no tagged cookie queued */
 		return 0;
 	starve_word = k + 1;
 	s = starved_in_word(k, now);
 	if (s >= CS_NR_SLOTS)
 		return 0;
+	at = slot_since[CS_SLOT_IDX(s)];
 	slot_since[CS_SLOT_IDX(s)] = now; /* its wait is counted again */
-	if (rescue_vtime(s) > 0) {
+	done = rescue_vtime(s);
+	if (done > 0) {
 		queued_mark(s, true); /* its word's bound goes down with it */
 		cpu_stat(cpu)->cookie_rescues++;
+	} else if (done < 0) { /* the next look tries again */
+		slot_since[CS_SLOT_IDX(s)] = at;
 	}
 	return 0;
 }

@@ -332,11 +332,17 @@ static void queued_mark(u32 s, bool was_empty)
 /* @lowered: its vtime was just lowered (vtime_place): lower the bound. */
 static void queued_enter(struct task_ctx *tctx, u16 s, bool lowered)
 {
-	s32 was = __sync_fetch_and_add(&slot_qcnt[CS_SLOT_IDX(s)], 1);
+	s32 was;
 
-	tctx->qslot = s;
-	if (was == 0)
+	/*
+	 * Its wait starts now if none of its tasks waited: written before
+	 * the count, so that the weight floor's guard does not see the count
+	 * with an older time (a previous owner's, or its own last run).
+	 */
+	if (*(volatile s32 *)&slot_qcnt[CS_SLOT_IDX(s)] <= 0)
 		slot_since[CS_SLOT_IDX(s)] = bpf_ktime_get_ns();
+	was = __sync_fetch_and_add(&slot_qcnt[CS_SLOT_IDX(s)], 1);
+	tctx->qslot = s;
 	queued_mark(s, was == 0 || lowered);
 }
 

@@ -138,7 +138,10 @@ static inline __u32 cs_slot_idx(__u32 s)
  *
  * Vtimes only grow while a slot is counted queued (a cookie's vtime is
  * lowered only as it comes back from idle, before its queued count leaves
- * 0, and that lowering lowers the bound too), so a bound once written
+ * 0, or by the weight floor's rescue, bpf/guard.bpf.h, after the
+ * compare-and-swap of its vtime; either lowering lowers the bound too, so
+ * a pick that read the word before it passes the cookie over at most
+ * once), so a bound once written
  * stays a lower bound; it goes stale (too low) as the cookies run, and the
  * next pick that looks at the word makes it exact again. Example: words
  * 0 and 1 with bounds 10 and 12 ms; the pick looks at word 0, whose best
@@ -777,12 +780,17 @@ static inline __u64 cs_wake_vtime(__u64 vt, __u64 vnow, __u64 vseen,
  * loader switched SMT off (tests/guest/closed.sh, stranded tasks). So a
  * cookie with tasks queued that has not started one for
  * CS_COOKIE_MAX_WAIT_NS is rescued as the untagged work is
- * (cs_rescue_vtime): a floor of a turn a second, which only weights more
- * than 200 apart (a second over a 5 ms slice) ever reach. The guard looks
- * at one word of 64 queued slots each CS_STARVE_SCAN_NS, the words in
- * turn, and rescues the one there that waited longest, so at most 100
- * cookies a second jump the vtime order: among 4,096 cookies, 64 words,
- * each word is looked at every 640 ms.
+ * (cs_rescue_vtime). The wait counts from the cookie's last start, so
+ * any cookie whose turn comes less than once a second reaches it: a
+ * weight 200 times below a busy one's (a second over a 5 ms slice), or
+ * hundreds of busy cookies a core. The guard looks at one word of 64
+ * queued slots each CS_STARVE_SCAN_NS, the words in turn, and rescues the
+ * one there that waited longest: at most 100 rescues a second, and among
+ * 4,097 cookies (CS_LIVE_WORDS, 65 words) each word is looked at every
+ * 650 ms. So it bounds the wait of a few starved cookies; with m cookies
+ * in each of K words that all wait past it, the last waits about
+ * m * K * 10 ms (42 s at 64 * 65): at that scale it ages the vtime
+ * order, and bounds nothing (README, Limits (cookies)).
  */
 #define CS_COOKIE_MAX_WAIT_NS (1000ULL * 1000 * 1000)
 #define CS_STARVE_SCAN_NS (10ULL * 1000 * 1000)

@@ -328,10 +328,10 @@ sched_of() {
 # task stall") and isolation was off until SMT went off. Asserted: no
 # ejection, 0 ns of overlap, every A spinner ran in every window, and
 # the guard rescued A (cookie_rescues in the statistics).
-FLOOR_WINDOWS=${FLOOR_WINDOWS:-4}
+FLOOR_WINDOWS=4
 test_weight_floor() {
 	local name=weight_floor_1_to_10000 a b i w from pids=() last=() ran=0 \
-		need why= rescues share ua ub turns=0 ov sw t0
+		need why= rescues share ua ub turns=0 ov sw t0 worst
 	if ! restart_observed "$TMP/floor"; then
 		fail $name "the observer or the scheduler did not start"
 		return
@@ -393,9 +393,11 @@ test_weight_floor() {
 	rescues=$(tail -n +$((from + 1)) "$TMP/sched.out" |
 		sed -n 's/.*"cookie_rescues":\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
 	share=$(awk -v a="$ua" -v b="$ub" 'BEGIN { printf "%.2f", a + b ? 100 * a / (a + b) : 0 }')
+	worst=$(tail -n +$((from + 1)) "$TMP/sched.out" |
+		sed -n 's/.*"max_wait_ms":\([0-9.]*\).*/\1/p' | sort -g | tail -n 1)
 	ov=$(field "$TMP/floor" overlap_ns)
 	sw=$(field "$TMP/floor" switches)
-	info "weight floor, 1:10000, $NCPU spinners each, $FLOOR_WINDOWS x 10 s (took $((SECONDS - t0)) s): A ran in $ran of $need spinner-windows ($turns runs), A's share of the two $share % (by weight 0.01 %), cookie rescues $rescues, overlap_ns=$ov switches=$sw"
+	info "weight floor, 1:10000, $NCPU spinners each, $FLOOR_WINDOWS x 10 s (took $((SECONDS - t0)) s): A ran in $ran of $need spinner-windows ($turns runs), A's share of the two $share % (by weight 0.01 %), cookie rescues $rescues, worst wait ${worst:-?} ms, overlap_ns=$ov switches=$sw"
 	if grep -qE "ejected|runnable task stall" "$TMP/sched.err"; then
 		why+="the scheduler was ejected: $(grep -E "ejected|runnable task stall" "$TMP/sched.err" | head -n 2 | tr '\n' ' '); "
 	fi
