@@ -141,13 +141,12 @@ static inline __u32 cs_slot_idx(__u32 s)
  * 0, or by the weight floor's rescue, bpf/guard.bpf.h, after the
  * compare-and-swap of its vtime; either lowering lowers the bound too, so
  * a pick that read the word before it passes the cookie over at most
- * once), so a bound once written
- * stays a lower bound; it goes stale (too low) as the cookies run, and the
- * next pick that looks at the word makes it exact again. Example: words
- * 0 and 1 with bounds 10 and 12 ms; the pick looks at word 0, whose best
- * queued cookie is now at 13 ms (its 10 ms cookie ran), writes 13 ms, then
- * looks at word 1 (12 < 13) and takes its 12 ms cookie; the next pick
- * starts with word 1.
+ * once), so a bound once written stays a lower bound; it goes stale (too
+ * low) as the cookies run, and the next pick that looks at the word makes
+ * it exact again. Example: words 0 and 1 with bounds 10 and 12 ms; the
+ * pick looks at word 0, whose best queued cookie is now at 13 ms (its 10
+ * ms cookie ran), writes 13 ms, then looks at word 1 (12 < 13) and takes
+ * its 12 ms cookie; the next pick starts with word 1.
  */
 #define CS_QB_SHIFT 10
 #define CS_QB_SEQ_BITS 16
