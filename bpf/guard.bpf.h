@@ -57,10 +57,20 @@ u64 untagged_since;
 /* Per CPU: its bound untagged tasks queued, and since when (cs_policy.h). */
 struct cs_pin pin0[CS_MAX_CPUS];
 
+/*
+ * Work of a guarded cookie started, or was queued from none, at @now:
+ * move *@since there, at most once per CS_WSUM0_NS (a write a ms, not one
+ * per run, on a line every CPU reads).
+ */
+static void guard_seen(u64 *since, u64 now)
+{
+	if (now - *since > CS_WSUM0_NS)
+		*since = now;
+}
+
 static void untagged_seen(u64 now)
 {
-	if (now - untagged_since > CS_WSUM0_NS)
-		untagged_since = now;
+	guard_seen(&untagged_since, now);
 }
 
 /*
@@ -137,13 +147,10 @@ static void untagged_guard(s32 cpu)
 u64 starve_scan_at; /* the guard's last look */
 u32 starve_word; /* the queued_mask word it looks at next */
 
-/* A task of tagged slot @s starts (ops.running): at most a write a ms. */
+/* A task of tagged slot @s starts (ops.running). */
 static void cookie_seen(u16 s, u64 now)
 {
-	u64 *since = &slot_since[CS_SLOT_IDX(s)];
-
-	if (now - *since > CS_WSUM0_NS)
-		*since = now;
+	guard_seen(&slot_since[CS_SLOT_IDX(s)], now);
 }
 
 /*

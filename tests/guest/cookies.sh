@@ -20,12 +20,6 @@ secs=${SCX_SECS:-30}
 
 check_topology
 
-# slot_full in the scheduler's JSON intervals so far, summed.
-slot_full_sum() {
-	grep -o '"slot_full":[0-9]*' "$TMP/sched.out" | cut -d: -f2 |
-		awk '{ s += $1 } END { print s + 0 }'
-}
-
 # The most task cookies one JSON interval listed (live slots, or ran).
 peak_task_cookies() {
 	awk '{ c = gsub(/"name":"task:/, ""); if (c > m) m = c } END { print m + 0 }' \
@@ -63,7 +57,7 @@ else
 	fail cookies_all_progress "$result $(head -n 2 "$TMP/duty.err" | tr '\n' '|')"
 fi
 intervals_after 2
-full=$(slot_full_sum) peak=$(peak_task_cookies)
+full=$(stats_sum slot_full) peak=$(peak_task_cookies)
 info "task cookies in one interval at most: $peak; slot_full: $full"
 if [ "$peak" = "$n" ] && [ "$full" -gt 0 ] && [ "${failed:-1}" = 0 ]; then
 	pass cookies_all_slots

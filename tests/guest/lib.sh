@@ -320,6 +320,13 @@ ensure_pins() {
 # field FILE KEY: a value from the observer's text output.
 field() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 
+# stats_sum KEY [FROM]: the sum of the scheduler's JSON interval field KEY
+# (a count) over $TMP/sched.out, from its line FROM on (default 1).
+stats_sum() {
+	tail -n +"${2:-1}" "$TMP/sched.out" | grep -o "\"$1\":[0-9]*" | cut -d: -f2 |
+		awk '{ s += $1 } END { print s + 0 }'
+}
+
 cleanup() {
 	stop_bg
 	[ -n "$SCHED_PID" ] && stop_sched

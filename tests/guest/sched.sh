@@ -390,8 +390,7 @@ test_weight_floor() {
 	echo 100 >"$a/cpu.weight"
 	echo 100 >"$b/cpu.weight"
 	need=$((FLOOR_WINDOWS * ${#pids[@]}))
-	rescues=$(tail -n +$((from + 1)) "$TMP/sched.out" |
-		sed -n 's/.*"cookie_rescues":\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
+	rescues=$(stats_sum cookie_rescues $((from + 1)))
 	share=$(awk -v a="$ua" -v b="$ub" 'BEGIN { printf "%.2f", a + b ? 100 * a / (a + b) : 0 }')
 	worst=$(tail -n +$((from + 1)) "$TMP/sched.out" |
 		sed -n 's/.*"max_wait_ms":\([0-9.]*\).*/\1/p' | sort -g | tail -n 1)
