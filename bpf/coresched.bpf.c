@@ -485,6 +485,13 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 		untagged_seen(now);
 	else if (cs_tagged(slot))
 		cookie_seen(slot, now);
+	if (tctx->rescued) { /* by the task guard: its debt goes */
+		tctx->rescued = 0;
+		if (vtime_ordered(slot))
+			p->scx.dsq_vtime =
+				cs_rescued_task_vtime(p->scx.dsq_vtime,
+						      *tvnow_of(slot));
+	}
 	if (vtime_ordered(slot)) {
 		if (p->scx.dsq_vtime > *tvnow_of(slot))
 			*tvnow_of(slot) = p->scx.dsq_vtime;
@@ -620,6 +627,11 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 		return;
 	}
 	PROF_MARK(CS_PROF_TICK_VERDICT);
+	/* A task of its queue waited past the task guard: run it next. */
+	if (task_guard(cpu, tctx->slot)) {
+		p->scx.slice = 0;
+		return;
+	}
 	/* Past its share while another cookie waits: let dispatch hand over. */
 	but = mode == CS_MODE_FILL ? 0 : CS_SLOT_NONE; /* it owns no core */
 	best = pick_best_but(&bvt, but, CS_SLOT_NONE, CS_SLOT_NONE);

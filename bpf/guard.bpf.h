@@ -26,6 +26,10 @@
  * 3. A tagged cookie queued a second without starting a task (a weight
  *    far below another busy one's): the same as 1 (cookie_guard, below,
  *    with an example).
+ * 4. A task inside a queue that runs (a nice 19 task beside nice -20
+ *    spinners of its cookie): its CPU's tick ends the slice of the
+ *    cookie's task that runs there and its dispatch runs the overdue one
+ *    (task_guard, below, with an example).
  *
  * Worked example (2), strict mode, 8x2 at 4,097 cookies: kworker/12:1
  * queued at t=0 on CPU 12; core {12,13} runs cookie A on CPU 13 and CPU
@@ -226,6 +230,87 @@ __attribute__((noinline)) int cookie_guard(s32 cpu)
 		slot_since[CS_SLOT_IDX(s)] = at;
 	}
 	return 0;
+}
+
+/*
+ * 4. The tasks (CS_TASK_MAX_WAIT_NS, include/cs_policy.h): a queued task
+ * that waited a second in a queue whose cookie runs (its debt, not its
+ * cookie's, holds it back) is run out of vtime order, on a CPU of a core
+ * that runs its cookie, with its debt dropped to the queue's clock.
+ *
+ * Worked example, 2x2, cookie A: eight spinners at nice -20 (weight
+ * 8668) and T at nice 19 (weight 1). T runs a slice and is charged 500
+ * ms of vtime; the spinners, charged 58 us a slice at half a CPU each,
+ * reach it 86 s later. One second after T was queued, the next look of
+ * CPU 2's tick (at most every CS_TASK_SCAN_NS, at the queue's last
+ * CS_TASK_TAIL tasks) finds it overdue: the tick ends the slice of the
+ * spinner there and notes the slot (cpu_stat.rescue); the dispatch that
+ * follows keeps A on the core and moves T here first (move_local_first).
+ * As T starts, its vtime goes down to A's clock, so the spinners' next
+ * starts do not inherit its debt; its next slice puts it 500 ms ahead
+ * again, and it is rescued about once a second: a floor, not its share.
+ */
+
+/*
+ * The task among the last CS_TASK_TAIL queued in @slot's queue that can
+ * run on @cpu and waited longest past CS_TASK_MAX_WAIT_NS: 1 if there is
+ * one (and, with @move, it was moved to @cpu's local queue), else 0. The
+ * reverse walk is counted by a bpf_for() (see move_pinned).
+ */
+__attribute__((noinline)) int task_overdue(s32 cpu, u32 slot, bool move)
+{
+	struct task_struct *p, *found = NULL;
+	struct bpf_iter_scx_dsq it;
+	u64 now = bpf_ktime_get_ns(), oldest = now;
+	struct task_ctx *tctx;
+	bool moved = false;
+	int n;
+
+	bpf_iter_scx_dsq_new(&it, dsq_of(slot), SCX_DSQ_ITER_REV);
+	bpf_for(n, 0, CS_TASK_TAIL) {
+		p = bpf_iter_scx_dsq_next(&it);
+		if (!p)
+			break;
+		tctx = task_ctx(p);
+		if (!tctx || p->migration_disabled ||
+		    !bpf_cpumask_test_cpu(cpu, p->cpus_ptr) || !tctx->enq_at ||
+		    tctx->enq_at >= oldest ||
+		    !cs_rescue_due(now, tctx->enq_at, CS_TASK_MAX_WAIT_NS))
+			continue;
+		oldest = tctx->enq_at;
+		found = p;
+	}
+	if (found && move) {
+		moved = cs_move_iterated(&it, found, SCX_DSQ_LOCAL);
+		tctx = moved ? task_ctx(found) : NULL;
+		if (tctx) {
+			tctx->rescued = 1;
+			cpu_stat(cpu)->task_rescues++;
+		}
+	}
+	bpf_iter_scx_dsq_destroy(&it);
+	return found && (!move || moved);
+}
+
+/*
+ * From ops.tick of @cpu, which runs a task of @slot: at most once per
+ * CS_TASK_SCAN_NS, look for a task of that queue overdue here; if there
+ * is one, note the slot for the dispatch to come (move_local_first) and
+ * return true: the caller ends the slice.
+ */
+static bool task_guard(s32 cpu, u16 slot)
+{
+	struct cs_cpu_stat *st = cpu_stat(cpu);
+	u64 now = bpf_ktime_get_ns();
+
+	if (!vtime_ordered(slot) || now - st->task_scan_at < CS_TASK_SCAN_NS ||
+	    cs_nr_queued(dsq_of(slot)) <= 0)
+		return false;
+	st->task_scan_at = now;
+	if (!task_overdue(cpu, slot, false))
+		return false;
+	st->rescue = slot + 1;
+	return true;
 }
 
 /* Can @p run on @cpu alone? (A task bound there.) */

@@ -794,6 +794,34 @@ static inline __u64 cs_wake_vtime(__u64 vt, __u64 vnow, __u64 vseen,
 #define CS_COOKIE_MAX_WAIT_NS (1000ULL * 1000 * 1000)
 #define CS_STARVE_SCAN_NS (10ULL * 1000 * 1000)
 
+/*
+ * The tasks' guard. Inside one queue (a cookie's, the untagged work's, the
+ * overflow's) tasks run in vtime order, charged 100 / weight per ns run,
+ * and nothing caps a task's debt: a nice 19 task (sched_ext weight 1)
+ * that ran one 5 ms slice is 500 ms of vtime ahead, while a nice -20
+ * spinner (weight 8668) of the same cookie advances 58 us per slice.
+ * Beside 2 x NCPU such spinners the nice 19 task's next turn comes 86 s
+ * later (43 s beside NCPU of them, each kept on its CPU by renewals):
+ * the kernel's watchdog (30 s) ejects the scheduler, and the cookie
+ * guard does not help, as the cookie itself runs. So each CPU's tick, at most once
+ * per CS_TASK_SCAN_NS, looks at the last CS_TASK_TAIL tasks of the queue
+ * of the cookie it runs (the most indebted end); one that can run there
+ * and waited past CS_TASK_MAX_WAIT_NS ends the slice, and the dispatch
+ * that follows runs it with its debt dropped to the queue's clock
+ * (cs_rescued_task_vtime). A task waits at most about a second, a scan
+ * and a slice; a starved task further from the tail than CS_TASK_TAIL is
+ * reached as the ones behind it are rescued.
+ */
+#define CS_TASK_MAX_WAIT_NS (1000ULL * 1000 * 1000)
+#define CS_TASK_SCAN_NS (50ULL * 1000 * 1000)
+#define CS_TASK_TAIL 8
+
+/* A rescued task's vtime: its debt beyond the queue's @clock dropped. */
+static inline __u64 cs_rescued_task_vtime(__u64 vt, __u64 clock)
+{
+	return vt > clock ? clock : vt;
+}
+
 /* Has work queued since @since (or run last then) waited past @max_wait? */
 static inline bool cs_rescue_due(__u64 now, __u64 since, __u64 max_wait)
 {

@@ -30,6 +30,8 @@ struct cs_cpu_stat {
 				   CS_UNTAGGED_MAX_WAIT_NS: its vtime lowered */
 	__u64 cookie_rescues; /* tagged cookies queued past
 				 CS_COOKIE_MAX_WAIT_NS: their vtime lowered */
+	__u64 task_rescues; /* tasks queued past CS_TASK_MAX_WAIT_NS in a
+			       cookie that runs: run out of vtime order */
 	__u64 migrations; /* runs of a task on another CPU than its last */
 	__u64 llc_migrations; /* of them, from another last-level cache */
 	__u64 renewals; /* slices renewed at a tick (slice_renew) */
@@ -42,6 +44,9 @@ struct cs_cpu_stat {
 	__u64 pend_cookie; /* the slot's owner then (slots are reused) */
 	__u32 pend_slot;
 	__u32 fresh_pid; /* internal: the task of this CPU's last ops.runnable */
+	__u64 task_scan_at; /* internal: this CPU's last task guard look */
+	__u32 rescue; /* internal: 1 + the slot whose overdue task the next
+			 dispatch runs here (task guard), or 0 */
 } __attribute__((aligned(64)));
 
 struct cs_slot_stat {

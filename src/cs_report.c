@@ -63,6 +63,7 @@ void cs_interval_compute(const struct cs_topo *t, const struct cs_snapshot *a,
 		iv->untagged_rescues +=
 			y->untagged_rescues - x->untagged_rescues;
 		iv->cookie_rescues += y->cookie_rescues - x->cookie_rescues;
+		iv->task_rescues += y->task_rescues - x->task_rescues;
 		migrations += y->migrations - x->migrations;
 		llc_migrations += y->llc_migrations - x->llc_migrations;
 		renewals += y->renewals - x->renewals;
@@ -134,13 +135,14 @@ static void print_text(FILE *f, const struct cs_topo *t,
 			fprintf(f, "%s%d", i ? "," : "", t->core_cpu[core][i]);
 		fprintf(f, ") %.1f%%", iv->core_forced_idle_pct[core]);
 	}
-	fprintf(f, "\ncookie switches %.0f/s  sibling kicks %.0f/s  worst wait %.2f ms  transit retries %llu  unclaimed runs %llu  slots full %llu  untagged rescues %llu  cookie rescues %llu\nmigrations %.0f/s (across last-level caches %.0f/s)  slices renewed %.0f/s\n",
+	fprintf(f, "\ncookie switches %.0f/s  sibling kicks %.0f/s  worst wait %.2f ms  transit retries %llu  unclaimed runs %llu  slots full %llu  untagged rescues %llu  cookie rescues %llu  task rescues %llu\nmigrations %.0f/s (across last-level caches %.0f/s)  slices renewed %.0f/s\n",
 		iv->switches_per_s, iv->kicks_per_s, iv->max_wait_ms,
 		(unsigned long long)iv->transit_retries,
 		(unsigned long long)iv->unclaimed_runs,
 		(unsigned long long)iv->slot_full,
 		(unsigned long long)iv->untagged_rescues,
 		(unsigned long long)iv->cookie_rescues,
+		(unsigned long long)iv->task_rescues,
 		iv->migrations_per_s, iv->llc_migrations_per_s,
 		iv->renewals_per_s);
 	for (s = 0; s < CS_NR_SLOTS; s++) {
@@ -197,6 +199,7 @@ static void print_json(FILE *f, const struct cs_topo *t,
 	cs_json_u64(&j, "slot_full", iv->slot_full);
 	cs_json_u64(&j, "untagged_rescues", iv->untagged_rescues);
 	cs_json_u64(&j, "cookie_rescues", iv->cookie_rescues);
+	cs_json_u64(&j, "task_rescues", iv->task_rescues);
 	cs_json_dbl(&j, "migrations_per_s", iv->migrations_per_s, 1);
 	cs_json_dbl(&j, "llc_migrations_per_s", iv->llc_migrations_per_s, 1);
 	cs_json_dbl(&j, "renewals_per_s", iv->renewals_per_s, 1);
@@ -279,6 +282,7 @@ void cs_interval_print_prom(FILE *f, const struct cs_topo *t,
 	prom_gauge(f, "slot_full", "Slot requests refused because every slot was held (the task runs alone on its core), in the interval.", (double)iv->slot_full, 0);
 	prom_gauge(f, "untagged_rescues", "Times untagged work waited queued past the guard (1 s) and had its vtime lowered, in the interval.", (double)iv->untagged_rescues, 0);
 	prom_gauge(f, "cookie_rescues", "Times a tagged cookie waited queued past the guard (1 s) and had its vtime lowered, in the interval.", (double)iv->cookie_rescues, 0);
+	prom_gauge(f, "task_rescues", "Times a task waited queued past the guard (1 s) while its cookie ran, and was run out of vtime order, in the interval.", (double)iv->task_rescues, 0);
 	prom_gauge(f, "migrations_per_second", "Runs of a task on another CPU than the one it last ran on, per second in the interval.", iv->migrations_per_s, 1);
 	prom_gauge(f, "llc_migrations_per_second", "Of those, runs on another last-level cache, per second in the interval.", iv->llc_migrations_per_s, 1);
 	prom_gauge(f, "renewals_per_second", "Slices renewed at a tick (no other cookie due, no task of the cookie more deserving), per second in the interval.", iv->renewals_per_s, 1);

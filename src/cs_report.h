@@ -31,6 +31,7 @@ struct cs_interval {
 	__u64 transit_retries, unclaimed_runs;
 	__u64 untagged_rescues; /* untagged work past CS_UNTAGGED_MAX_WAIT_NS */
 	__u64 cookie_rescues; /* tagged cookies past CS_COOKIE_MAX_WAIT_NS */
+	__u64 task_rescues; /* tasks past CS_TASK_MAX_WAIT_NS in their queue */
 	__u64 slot_full; /* slot requests refused, all slots held */
 	/* runs on another CPU than the task's last; of them, another LLC */
 	double migrations_per_s, llc_migrations_per_s;

@@ -1411,6 +1411,120 @@ static bool test_policy_weight_floor(void)
 	return true;
 }
 
+/*
+ * The tasks' guard (CS_TASK_MAX_WAIT_NS): one queue, TF_CPUS CPUs, TF_HOGS
+ * spinners at weight 8668 (nice -20) and task L at weight 1 (nice 19), 5
+ * ms slices. At each slice's end a CPU keeps its task (renewal) unless
+ * the queue's head is more than a slice below it; a task re-queued is
+ * clamped to the clock (the highest vtime started) less a slice. With
+ * @guard, each CPU looks every CS_TASK_SCAN_NS at the last CS_TASK_TAIL
+ * queued and runs one overdue there next, its debt dropped to the clock
+ * (cs_rescued_task_vtime). Returns L's longest wait between two runs over 120 s, in ms; *share is
+ * L's part of the CPU time, in parts per 10,000.
+ */
+#define TF_CPUS 4
+#define TF_HOGS 8
+#define TF_N (TF_HOGS + 1)
+
+/* The queued task of the last CS_TASK_TAIL by vtime queued longest, overdue. */
+static int tf_overdue(const __u64 *vt, const __u64 *enq, const bool *queued,
+		      __u64 now)
+{
+	bool seen[TF_N] = { false };
+	int k, i, found = -1;
+
+	for (k = 0; k < CS_TASK_TAIL; k++) {
+		int last = -1;
+
+		for (i = 0; i < TF_N; i++)
+			if (queued[i] && !seen[i] &&
+			    (last < 0 || vt[i] > vt[last]))
+				last = i;
+		if (last < 0)
+			break;
+		seen[last] = true;
+		if (cs_rescue_due(now, enq[last], CS_TASK_MAX_WAIT_NS) &&
+		    (found < 0 || enq[last] < enq[found]))
+			found = last;
+	}
+	return found;
+}
+
+static __u64 tf_sim(bool guard, __u64 *share)
+{
+	const __u64 ms = 1000000, slice = 5 * ms;
+	__u64 vt[TF_N] = { 0 }, enq[TF_N] = { 0 }, w[TF_N], clock = 0;
+	__u64 scan[TF_CPUS] = { 0 }, ran = 0, worst = 0, light = 0, all = 0, t;
+	int run[TF_CPUS], c, i, L = TF_HOGS;
+	bool queued[TF_N];
+
+	for (i = 0; i < TF_N; i++) {
+		w[i] = i == L ? 1 : 8668;
+		queued[i] = i >= TF_CPUS;
+	}
+	for (c = 0; c < TF_CPUS; c++)
+		run[c] = c;
+	for (t = slice; t < 120000 * ms; t += slice) {
+		for (c = 0; c < TF_CPUS; c++) {
+			int p = run[c], next = -1;
+			bool rescued = false;
+
+			vt[p] += cs_scale(slice, w[p]);
+			all += slice;
+			if (p == L)
+				light += slice;
+			if (guard && t - scan[c] >= CS_TASK_SCAN_NS) {
+				scan[c] = t;
+				next = tf_overdue(vt, enq, queued, t);
+				rescued = next >= 0;
+				if (rescued)
+					vt[next] =
+						cs_rescued_task_vtime(vt[next],
+								      clock);
+			}
+			for (i = 0; !rescued && i < TF_N; i++)
+				if (queued[i] && (next < 0 || vt[i] < vt[next]))
+					next = i;
+			if (next < 0 || (!rescued && vt[p] <= vt[next] + slice))
+				continue; /* renewed */
+			queued[p] = true;
+			enq[p] = t;
+			vt[p] = cs_clamp_vtime(vt[p], clock, slice);
+			queued[next] = false;
+			run[c] = next;
+			if (vt[next] > clock)
+				clock = vt[next];
+			if (next == L) {
+				if (t - ran > worst)
+					worst = t - ran;
+				ran = t;
+			}
+		}
+	}
+	if (t - ran > worst)
+		worst = t - ran;
+	*share = all ? light * 10000 / all : 0;
+	return worst / ms;
+}
+
+static bool test_policy_task_floor(void)
+{
+	__u64 s_none, s_guard;
+	__u64 none = tf_sim(false, &s_none), with = tf_sim(true, &s_guard);
+
+	/* By weight alone, L waits past the kernel's 30 s watchdog... */
+	CHECK(none > 30000, "L waited at most %llu ms without the guard",
+	      (unsigned long long)none);
+	/* ...with the guard a second, a look and a slice at most... */
+	CHECK(with <= (CS_TASK_MAX_WAIT_NS + CS_TASK_SCAN_NS) / 1000000 + 5,
+	      "L waited %llu ms with the guard", (unsigned long long)with);
+	/* ...and it gets a floor, not a share: a slice a second of 4 CPUs. */
+	CHECK(s_guard > 0 && s_guard <= 50,
+	      "L got %llu/10000 of the CPU time with the guard",
+	      (unsigned long long)s_guard);
+	return true;
+}
+
 static bool test_policy_clamp_vtime_no_underflow(void)
 {
 	CHECK_EQ(cs_clamp_vtime(0, 50, 100), 0);
@@ -1634,6 +1748,7 @@ int main(void)
 	RUN(policy_rescue_vtime);
 	RUN(policy_rescue_starved);
 	RUN(policy_weight_floor);
+	RUN(policy_task_floor);
 	RUN(task_cookie_no_digit_runs);
 	RUN(task_cookie_unique);
 	RUN(task_cookie_limit);

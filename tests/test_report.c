@@ -64,6 +64,10 @@ static void interval_2x2(struct cs_topo *t, struct cs_snapshot *a,
 	/* and of tagged cookies, 6 in the interval. */
 	a->cpu[3].cookie_rescues = 1;
 	b->cpu[3].cookie_rescues = 7;
+	/* and of tasks in their queue, 2 + 9 in the interval. */
+	a->cpu[0].task_rescues = 5;
+	b->cpu[0].task_rescues = 7;
+	b->cpu[1].task_rescues = 9;
 	/* Migrations in the 1 s: 7 + 3, 2 of them across LLCs. */
 	a->cpu[0].migrations = 10;
 	b->cpu[0].migrations = 17;
@@ -199,6 +203,7 @@ static bool test_prom_figures(void)
 		"\nscx_coresched_slot_full 2\n",
 		"\nscx_coresched_untagged_rescues 3\n",
 		"\nscx_coresched_cookie_rescues 6\n",
+		"\nscx_coresched_task_rescues 11\n",
 		"\nscx_coresched_migrations_per_second 10.0\n",
 		"\nscx_coresched_llc_migrations_per_second 2.0\n",
 		"\nscx_coresched_renewals_per_second 5.0\n",
@@ -239,6 +244,7 @@ static bool test_json_counters(void)
 	CHECK(strstr(out, "\"untagged_rescues\":3"), "untagged_rescues: %s",
 	      out);
 	CHECK(strstr(out, "\"cookie_rescues\":6"), "cookie_rescues: %s", out);
+	CHECK(strstr(out, "\"task_rescues\":11"), "task_rescues: %s", out);
 	CHECK(strstr(out, "\"migrations_per_s\":10.0,"), "migrations: %s", out);
 	CHECK(strstr(out, "\"llc_migrations_per_s\":2.0"), "llc_migrations: %s",
 	      out);

@@ -309,6 +309,14 @@ test_bounded_wait() {
 	fi
 }
 
+# nice_of PID: the task's nice value in NI (/proc/PID/stat); no fork.
+nice_of() {
+	local s f
+	sysread s "/proc/$1/stat"
+	read -ra f <<<"${s##*) }"
+	NI=${f[16]}
+}
+
 # sched_of PID: the task's time on a CPU so far in RN (ns), and the times
 # it was run in RC (/proc/PID/schedstat); RN is "dead" if it is gone. No
 # fork: the reading shell is untagged work, which gets little of the CPUs
@@ -407,6 +415,87 @@ test_weight_floor() {
 		pass $name
 	else
 		fail $name "$why"
+	fi
+}
+
+# Task floor (bpf/guard.bpf.h, task_guard): inside one queue, tasks are
+# ordered by vtime charged at 100 / weight, and a nice 19 task (sched_ext
+# weight 1) beside 2 x NCPU spinners at nice -20 (weight 8668) of its
+# cookie waits 86 s after each slice it runs: past sched_ext's 30 s
+# watchdog. Run in a tagged cgroup, then untagged, the observer attached
+# first. Asserted: no ejection, 0 ns of overlap, and the nice 19 task ran
+# in every one of FLOOR_WINDOWS windows of 10 s. (Before the guard it ran
+# in 1 of the 8.)
+task_floor_run() {
+	local cg=$1 label=$2 i w last pid hogs=()
+	for ((i = 0; i <= 2 * NCPU; i++)); do
+		# shellcheck disable=SC2016 # a loop for that sh
+		start_in "$cg" sh -c 'while :; do :; done' || { stop_bg && return 1; }
+		hogs+=("$LAST")
+	done
+	pid=${hogs[-1]}
+	unset 'hogs[-1]'
+	# Absolute nice values (this shell's own is -20 meanwhile).
+	renice -n -20 -p "${hogs[@]}" >/dev/null
+	renice -n 19 -p "$pid" >/dev/null
+	nice_of "$pid"
+	i=$NI
+	nice_of "${hogs[0]}"
+	if [ "$i" != 19 ] || [ "$NI" != -20 ]; then
+		tf_why+="$label: nice $i and $NI, not 19 and -20; "
+		stop_bg
+		return 0
+	fi
+	nap 1
+	sched_of "$pid"
+	last=$RN
+	for ((w = 0; w < FLOOR_WINDOWS; w++)); do
+		nap 10
+		sched_of "$pid"
+		if [ "$RN" != dead ] && [ "$last" != dead ] && [ "$RN" -gt "$last" ]; then
+			tf_ran=$((tf_ran + 1))
+		else
+			tf_why+="$label window $((w + 1)): the nice 19 task $pid ran no more ($last -> $RN ns); "
+		fi
+		last=$RN
+	done
+	tf_runs+="$label $RC runs; "
+	stop_bg
+}
+
+test_task_floor() {
+	local name=task_floor_nice19 a u ov sw from rescues
+	tf_ran=0 tf_why= tf_runs=
+	if ! restart_observed "$TMP/tfloor"; then
+		fail $name "the observer or the scheduler did not start"
+		return
+	fi
+	a=$(tenant t_fa)
+	u=$(tenant t_fu)
+	from=$(wc -l <"$TMP/sched.out")
+	if ! "$CTL" cgroup tag "$a" >/dev/null; then
+		fail $name "could not tag $a"
+		stop_observer
+		return
+	fi
+	renice -n -20 $$ >/dev/null
+	task_floor_run "$a" tagged || tf_why+="could not start the tagged spinners; "
+	task_floor_run "$u" untagged || tf_why+="could not start the untagged spinners; "
+	renice -n 0 $$ >/dev/null
+	stop_observer
+	rescues=$(stats_sum task_rescues $((from + 1)))
+	ov=$(field "$TMP/tfloor" overlap_ns)
+	sw=$(field "$TMP/tfloor" switches)
+	info "task floor: nice 19 beside $((2 * NCPU)) nice -20 spinners in a tagged cgroup, then untagged, $FLOOR_WINDOWS x 10 s each: ran in $tf_ran of $((2 * FLOOR_WINDOWS)) windows (${tf_runs% }), task rescues $rescues, overlap_ns=$ov switches=$sw"
+	if grep -qE "ejected|runnable task stall" "$TMP/sched.err"; then
+		tf_why+="the scheduler was ejected: $(grep -E "ejected|runnable task stall" "$TMP/sched.err" | head -n 2 | tr '\n' ' '); "
+	fi
+	[ "$ov" = 0 ] && [ "${sw:-0}" -gt 0 ] || tf_why+="overlap_ns '$ov', switches '$sw'; "
+	[ "$(scx_state)" = enabled ] || tf_why+="state $(scx_state); "
+	if [ "$tf_ran" = $((2 * FLOOR_WINDOWS)) ] && [ -z "$tf_why" ]; then
+		pass $name
+	else
+		fail $name "$tf_why"
 	fi
 }
 
@@ -618,7 +707,7 @@ if ! start_sched --stats 2 --json; then
 	fail scheduler_start "$(tail -n 2 "$TMP/sched.err")"
 	finish
 fi
-for t in ${SCX_TESTS:-fairness fairness_fill fairness_none fairness_weight renewal bounded_wait weight_floor affinity hotplug hotplug_pinned starvation lifecycle}; do
+for t in ${SCX_TESTS:-fairness fairness_fill fairness_none fairness_weight renewal bounded_wait weight_floor task_floor affinity hotplug hotplug_pinned starvation lifecycle}; do
 	"test_$t"
 done
 finish
