@@ -242,26 +242,30 @@ __attribute__((noinline)) int cookie_guard(s32 cpu)
  * 8668) and T at nice 19 (weight 1). T runs a slice and is charged 500
  * ms of vtime; the spinners, charged 58 us a slice at half a CPU each,
  * reach it 86 s later. One second after T was queued, the next look of
- * CPU 2's tick (at most every CS_TASK_SCAN_NS, at the queue's last
- * CS_TASK_TAIL tasks) finds it overdue: the tick ends the slice of the
- * spinner there and notes the slot (cpu_stat.rescue); the dispatch that
- * follows keeps A on the core and moves T here first (move_local_first).
- * As T starts, its vtime goes down to A's clock, so the spinners' next
- * starts do not inherit its debt; its next slice puts it 500 ms ahead
- * again, and it is rescued about once a second: a floor, not its share.
+ * CPU 2's tick (at most every CS_TASK_SCAN_NS, from the queue's tail over
+ * the tasks more than a slice ahead of its clock) finds it overdue: the
+ * tick ends the slice of the spinner there and notes the slot
+ * (cpu_stat.rescue); the dispatch that follows keeps A on the core and
+ * moves T here first (move_local_first). As T starts, its vtime goes
+ * down to A's clock, so the spinners' next starts do not inherit its
+ * debt; its next slice puts it 500 ms ahead again, and it is rescued
+ * about once a second: a floor, not its share. With T1 and T2 both
+ * waiting, the one rescued last sits at the tail (its debt is the
+ * newest), and the walk passes over it, not yet overdue, to the other.
  */
 
 /*
- * The task among the last CS_TASK_TAIL queued in @slot's queue that can
- * run on @cpu and waited longest past CS_TASK_MAX_WAIT_NS: 1 if there is
- * one (and, with @move, it was moved to @cpu's local queue), else 0. The
- * reverse walk is counted by a bpf_for() (see move_pinned).
+ * Of the indebted tasks at the tail of @slot's queue (at most
+ * CS_TASK_TAIL), the one that can run on @cpu and waited longest past
+ * CS_TASK_MAX_WAIT_NS: 1 if there is one (and, with @move, it was moved
+ * to @cpu's local queue), else 0. The reverse walk is counted by a
+ * bpf_for() (see move_pinned).
  */
 __attribute__((noinline)) int task_overdue(s32 cpu, u32 slot, bool move)
 {
 	struct task_struct *p, *found = NULL;
 	struct bpf_iter_scx_dsq it;
-	u64 now = bpf_ktime_get_ns(), oldest = now;
+	u64 now = bpf_ktime_get_ns(), oldest = now, clock = *tvnow_of(slot);
 	struct task_ctx *tctx;
 	bool moved = false;
 	int n;
@@ -269,7 +273,7 @@ __attribute__((noinline)) int task_overdue(s32 cpu, u32 slot, bool move)
 	bpf_iter_scx_dsq_new(&it, dsq_of(slot), SCX_DSQ_ITER_REV);
 	bpf_for(n, 0, CS_TASK_TAIL) {
 		p = bpf_iter_scx_dsq_next(&it);
-		if (!p)
+		if (!p || !cs_task_indebted(p->scx.dsq_vtime, clock, slice_ns))
 			break;
 		tctx = task_ctx(p);
 		if (!tctx || p->migration_disabled ||

@@ -803,18 +803,28 @@ static inline __u64 cs_wake_vtime(__u64 vt, __u64 vnow, __u64 vseen,
  * Beside 2 x NCPU such spinners the nice 19 task's next turn comes 86 s
  * later (43 s beside NCPU of them, each kept on its CPU by renewals):
  * the kernel's watchdog (30 s) ejects the scheduler, and the cookie
- * guard does not help, as the cookie itself runs. So each CPU's tick, at most once
- * per CS_TASK_SCAN_NS, looks at the last CS_TASK_TAIL tasks of the queue
- * of the cookie it runs (the most indebted end); one that can run there
- * and waited past CS_TASK_MAX_WAIT_NS ends the slice, and the dispatch
- * that follows runs it with its debt dropped to the queue's clock
- * (cs_rescued_task_vtime). A task waits at most about a second, a scan
- * and a slice; a starved task further from the tail than CS_TASK_TAIL is
- * reached as the ones behind it are rescued.
+ * guard does not help, as the cookie itself runs. So each CPU's tick, at
+ * most once per CS_TASK_SCAN_NS, walks the queue of the cookie it runs
+ * from its tail over the indebted tasks (cs_task_indebted: more than a
+ * slice ahead of the queue's clock), at most CS_TASK_TAIL of them; the
+ * one that waited longest past CS_TASK_MAX_WAIT_NS and can run there
+ * ends the slice, and the dispatch that follows runs it with its debt
+ * dropped to the clock (cs_rescued_task_vtime). Its next slice puts it
+ * back at the tail, behind the ones still waiting (their debt is older:
+ * they sit nearer the head), so the walk must pass over it: up to
+ * CS_TASK_TAIL indebted tasks in a queue each wait at most about a
+ * second, plus a look per rescue due and a slice; past that, the ones
+ * nearest the head are out of reach (README, Fairness, Task floor).
  */
 #define CS_TASK_MAX_WAIT_NS (1000ULL * 1000 * 1000)
 #define CS_TASK_SCAN_NS (50ULL * 1000 * 1000)
-#define CS_TASK_TAIL 8
+#define CS_TASK_TAIL 32
+
+/* Is a task at vtime @vt in debt beyond a slice of its queue's @clock? */
+static inline bool cs_task_indebted(__u64 vt, __u64 clock, __u64 slice)
+{
+	return vt > clock + slice;
+}
 
 /* A rescued task's vtime: its debt beyond the queue's @clock dropped. */
 static inline __u64 cs_rescued_task_vtime(__u64 vt, __u64 clock)

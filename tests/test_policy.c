@@ -1413,34 +1413,36 @@ static bool test_policy_weight_floor(void)
 
 /*
  * The tasks' guard (CS_TASK_MAX_WAIT_NS): one queue, TF_CPUS CPUs, TF_HOGS
- * spinners at weight 8668 (nice -20) and task L at weight 1 (nice 19), 5
- * ms slices. At each slice's end a CPU keeps its task (renewal) unless
- * the queue's head is more than a slice below it; a task re-queued is
- * clamped to the clock (the highest vtime started) less a slice. With
- * @guard, each CPU looks every CS_TASK_SCAN_NS at the last CS_TASK_TAIL
- * queued and runs one overdue there next, its debt dropped to the clock
- * (cs_rescued_task_vtime). Returns L's longest wait between two runs over 120 s, in ms; *share is
- * L's part of the CPU time, in parts per 10,000.
+ * spinners at weight 8668 (nice -20) and @nlight tasks at weight 1 (nice
+ * 19), 5 ms slices. At each slice's end a CPU keeps its task (renewal)
+ * unless the queue's head is more than a slice below it; a task re-queued
+ * is clamped to the clock (the highest vtime started) less a slice. With
+ * @guard, each CPU looks every CS_TASK_SCAN_NS from the tail over the
+ * indebted tasks, CS_TASK_TAIL at most (tf_overdue), and runs the one
+ * overdue longest next, its debt dropped to the clock
+ * (cs_rescued_task_vtime). Returns the longest wait of a weight-1 task
+ * between two runs over 60 s, in ms; *share is their part of the CPU
+ * time, in parts per 10,000.
  */
 #define TF_CPUS 4
 #define TF_HOGS 8
-#define TF_N (TF_HOGS + 1)
+#define TF_MAX (TF_HOGS + CS_TASK_TAIL + 8)
 
-/* The queued task of the last CS_TASK_TAIL by vtime queued longest, overdue. */
 static int tf_overdue(const __u64 *vt, const __u64 *enq, const bool *queued,
-		      __u64 now)
+		      int n, __u64 clock, __u64 now)
 {
-	bool seen[TF_N] = { false };
+	const __u64 slice = 5000000;
+	bool seen[TF_MAX] = { false };
 	int k, i, found = -1;
 
 	for (k = 0; k < CS_TASK_TAIL; k++) {
 		int last = -1;
 
-		for (i = 0; i < TF_N; i++)
+		for (i = 0; i < n; i++)
 			if (queued[i] && !seen[i] &&
 			    (last < 0 || vt[i] > vt[last]))
 				last = i;
-		if (last < 0)
+		if (last < 0 || !cs_task_indebted(vt[last], clock, slice))
 			break;
 		seen[last] = true;
 		if (cs_rescue_due(now, enq[last], CS_TASK_MAX_WAIT_NS) &&
@@ -1450,39 +1452,40 @@ static int tf_overdue(const __u64 *vt, const __u64 *enq, const bool *queued,
 	return found;
 }
 
-static __u64 tf_sim(bool guard, __u64 *share)
+static __u64 tf_sim(bool guard, int nlight, __u64 *share)
 {
 	const __u64 ms = 1000000, slice = 5 * ms;
-	__u64 vt[TF_N] = { 0 }, enq[TF_N] = { 0 }, w[TF_N], clock = 0;
-	__u64 scan[TF_CPUS] = { 0 }, ran = 0, worst = 0, light = 0, all = 0, t;
-	int run[TF_CPUS], c, i, L = TF_HOGS;
-	bool queued[TF_N];
+	__u64 vt[TF_MAX] = { 0 }, enq[TF_MAX] = { 0 }, ran[TF_MAX] = { 0 };
+	__u64 w[TF_MAX], scan[TF_CPUS] = { 0 }, clock = 0, worst = 0, light = 0;
+	__u64 all = 0, t;
+	int run[TF_CPUS], c, i, n = TF_HOGS + nlight;
+	bool queued[TF_MAX];
 
-	for (i = 0; i < TF_N; i++) {
-		w[i] = i == L ? 1 : 8668;
+	for (i = 0; i < n; i++) {
+		w[i] = i >= TF_HOGS ? 1 : 8668;
 		queued[i] = i >= TF_CPUS;
 	}
 	for (c = 0; c < TF_CPUS; c++)
 		run[c] = c;
-	for (t = slice; t < 120000 * ms; t += slice) {
+	for (t = slice; t < 60000 * ms; t += slice) {
 		for (c = 0; c < TF_CPUS; c++) {
 			int p = run[c], next = -1;
 			bool rescued = false;
 
 			vt[p] += cs_scale(slice, w[p]);
 			all += slice;
-			if (p == L)
+			if (p >= TF_HOGS)
 				light += slice;
 			if (guard && t - scan[c] >= CS_TASK_SCAN_NS) {
 				scan[c] = t;
-				next = tf_overdue(vt, enq, queued, t);
+				next = tf_overdue(vt, enq, queued, n, clock, t);
 				rescued = next >= 0;
 				if (rescued)
 					vt[next] =
 						cs_rescued_task_vtime(vt[next],
 								      clock);
 			}
-			for (i = 0; !rescued && i < TF_N; i++)
+			for (i = 0; !rescued && i < n; i++)
 				if (queued[i] && (next < 0 || vt[i] < vt[next]))
 					next = i;
 			if (next < 0 || (!rescued && vt[p] <= vt[next] + slice))
@@ -1494,34 +1497,45 @@ static __u64 tf_sim(bool guard, __u64 *share)
 			run[c] = next;
 			if (vt[next] > clock)
 				clock = vt[next];
-			if (next == L) {
-				if (t - ran > worst)
-					worst = t - ran;
-				ran = t;
-			}
+			if (next >= TF_HOGS && t - ran[next] > worst)
+				worst = t - ran[next];
+			ran[next] = t;
 		}
 	}
-	if (t - ran > worst)
-		worst = t - ran;
+	for (i = TF_HOGS; i < n; i++)
+		if (queued[i] && t - ran[i] > worst)
+			worst = t - ran[i];
 	*share = all ? light * 10000 / all : 0;
 	return worst / ms;
 }
 
 static bool test_policy_task_floor(void)
 {
-	__u64 s_none, s_guard;
-	__u64 none = tf_sim(false, &s_none), with = tf_sim(true, &s_guard);
+	const __u64 bound = (CS_TASK_MAX_WAIT_NS + CS_TASK_SCAN_NS) / 1000000;
+	const __u64 looks = CS_TASK_TAIL * CS_TASK_SCAN_NS / TF_CPUS / 1000000;
+	__u64 s_none, s_one, s_edge;
+	__u64 none = tf_sim(false, 1, &s_none), one = tf_sim(true, 1, &s_one);
+	__u64 edge = tf_sim(true, CS_TASK_TAIL, &s_edge);
 
 	/* By weight alone, L waits past the kernel's 30 s watchdog... */
 	CHECK(none > 30000, "L waited at most %llu ms without the guard",
 	      (unsigned long long)none);
 	/* ...with the guard a second, a look and a slice at most... */
-	CHECK(with <= (CS_TASK_MAX_WAIT_NS + CS_TASK_SCAN_NS) / 1000000 + 5,
-	      "L waited %llu ms with the guard", (unsigned long long)with);
+	CHECK(one <= bound + 5, "L waited %llu ms with the guard",
+	      (unsigned long long)one);
 	/* ...and it gets a floor, not a share: a slice a second of 4 CPUs. */
-	CHECK(s_guard > 0 && s_guard <= 50,
+	CHECK(s_one > 0 && s_one <= 50,
 	      "L got %llu/10000 of the CPU time with the guard",
-	      (unsigned long long)s_guard);
+	      (unsigned long long)s_one);
+	/*
+	 * At the edge, CS_TASK_TAIL of them: each rescued one goes back to
+	 * the tail, and the walk passes over it to the older ones. They
+	 * fall due together, and the CPUs' looks rescue them one a look:
+	 * the last waits 32 looks over 4 CPUs (400 ms) more.
+	 */
+	CHECK(edge <= bound + looks + 5,
+	      "with %d weight-1 tasks one waited %llu ms", CS_TASK_TAIL,
+	      (unsigned long long)edge);
 	return true;
 }
 

@@ -422,23 +422,24 @@ test_weight_floor() {
 # ordered by vtime charged at 100 / weight, and a nice 19 task (sched_ext
 # weight 1) beside 2 x NCPU spinners at nice -20 (weight 8668) of its
 # cookie waits 86 s after each slice it runs: past sched_ext's 30 s
-# watchdog. Run in a tagged cgroup, then untagged, the observer attached
-# first. Asserted: no ejection, 0 ns of overlap, and the nice 19 task ran
-# in every one of FLOOR_WINDOWS windows of 10 s. (Before the guard it ran
-# in 1 of the 8.)
+# watchdog. TASK_FLOOR_LIGHT such tasks (each rescued one goes back to
+# the tail, and the guard must pass over it to the others), in a tagged
+# cgroup, then untagged, the observer attached first. Asserted: no
+# ejection, 0 ns of overlap, and every nice 19 task ran in every one of
+# FLOOR_WINDOWS windows of 10 s. (Before the guard one such task ran in
+# 1 of the 8.)
+TASK_FLOOR_LIGHT=4
 task_floor_run() {
-	local cg=$1 label=$2 i w last pid hogs=()
-	for ((i = 0; i <= 2 * NCPU; i++)); do
+	local cg=$1 label=$2 i j w hogs=() lights=() last=() runs=0
+	for ((i = 0; i < 2 * NCPU + TASK_FLOOR_LIGHT; i++)); do
 		# shellcheck disable=SC2016 # a loop for that sh
 		start_in "$cg" sh -c 'while :; do :; done' || { stop_bg && return 1; }
-		hogs+=("$LAST")
+		if [ $i -lt $((2 * NCPU)) ]; then hogs+=("$LAST"); else lights+=("$LAST"); fi
 	done
-	pid=${hogs[-1]}
-	unset 'hogs[-1]'
 	# Absolute nice values (this shell's own is -20 meanwhile).
 	renice -n -20 -p "${hogs[@]}" >/dev/null
-	renice -n 19 -p "$pid" >/dev/null
-	nice_of "$pid"
+	renice -n 19 -p "${lights[@]}" >/dev/null
+	nice_of "${lights[0]}"
 	i=$NI
 	nice_of "${hogs[0]}"
 	if [ "$i" != 19 ] || [ "$NI" != -20 ]; then
@@ -447,24 +448,33 @@ task_floor_run() {
 		return 0
 	fi
 	nap 1
-	sched_of "$pid"
-	last=$RN
+	for j in "${!lights[@]}"; do
+		sched_of "${lights[j]}"
+		last[j]=$RN runs=$((runs - RC))
+	done
 	for ((w = 0; w < FLOOR_WINDOWS; w++)); do
 		nap 10
-		sched_of "$pid"
-		if [ "$RN" != dead ] && [ "$last" != dead ] && [ "$RN" -gt "$last" ]; then
-			tf_ran=$((tf_ran + 1))
-		else
-			tf_why+="$label window $((w + 1)): the nice 19 task $pid ran no more ($last -> $RN ns); "
-		fi
-		last=$RN
+		for j in "${!lights[@]}"; do
+			sched_of "${lights[j]}"
+			if [ "$RN" != dead ] && [ "${last[j]}" != dead ] && [ "$RN" -gt "${last[j]}" ]; then
+				tf_ran=$((tf_ran + 1))
+			else
+				tf_why+="$label window $((w + 1)): nice 19 task ${lights[j]} ran no more (${last[j]} -> $RN ns); "
+			fi
+			last[j]=$RN
+		done
 	done
-	tf_runs+="$label $RC runs; "
+	for j in "${!lights[@]}"; do
+		sched_of "${lights[j]}"
+		runs=$((runs + RC))
+	done
+	tf_runs+="$label $runs runs; "
 	stop_bg
 }
 
 test_task_floor() {
 	local name=task_floor_nice19 a u ov sw from rescues
+	local need=$((2 * FLOOR_WINDOWS * TASK_FLOOR_LIGHT))
 	tf_ran=0 tf_why= tf_runs=
 	if ! restart_observed "$TMP/tfloor"; then
 		fail $name "the observer or the scheduler did not start"
@@ -486,13 +496,13 @@ test_task_floor() {
 	rescues=$(stats_sum task_rescues $((from + 1)))
 	ov=$(field "$TMP/tfloor" overlap_ns)
 	sw=$(field "$TMP/tfloor" switches)
-	info "task floor: nice 19 beside $((2 * NCPU)) nice -20 spinners in a tagged cgroup, then untagged, $FLOOR_WINDOWS x 10 s each: ran in $tf_ran of $((2 * FLOOR_WINDOWS)) windows (${tf_runs% }), task rescues $rescues, overlap_ns=$ov switches=$sw"
+	info "task floor: $TASK_FLOOR_LIGHT nice 19 spinners beside $((2 * NCPU)) at nice -20, in a tagged cgroup, then untagged, $FLOOR_WINDOWS x 10 s each: they ran in $tf_ran of $need task-windows (${tf_runs% }), task rescues $rescues, overlap_ns=$ov switches=$sw"
 	if grep -qE "ejected|runnable task stall" "$TMP/sched.err"; then
 		tf_why+="the scheduler was ejected: $(grep -E "ejected|runnable task stall" "$TMP/sched.err" | head -n 2 | tr '\n' ' '); "
 	fi
 	[ "$ov" = 0 ] && [ "${sw:-0}" -gt 0 ] || tf_why+="overlap_ns '$ov', switches '$sw'; "
 	[ "$(scx_state)" = enabled ] || tf_why+="state $(scx_state); "
-	if [ "$tf_ran" = $((2 * FLOOR_WINDOWS)) ] && [ -z "$tf_why" ]; then
+	if [ "$tf_ran" = "$need" ] && [ -z "$tf_why" ]; then
 		pass $name
 	else
 		fail $name "$tf_why"
