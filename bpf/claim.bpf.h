@@ -192,12 +192,6 @@ __attribute__((noinline)) int move_local_first(s32 cpu, u32 slot)
 		PROF_MARK(CS_PROF_MOVE_CONSUME);
 		return moved;
 	}
-	/* A task of it waited past the task guard (this CPU's tick saw it). */
-	if (cpu_stat(cpu)->rescue == slot + 1) {
-		cpu_stat(cpu)->rescue = 0;
-		if (task_overdue(cpu, slot, true))
-			return 1;
-	}
 	bpf_iter_scx_dsq_new(&it, dsq_of(slot), 0);
 	while ((p = bpf_iter_scx_dsq_next(&it))) {
 		if (++n > CS_PEEK_TASKS)

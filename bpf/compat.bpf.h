@@ -93,6 +93,32 @@ bool scx_bpf_dispatch_from_dsq___old(struct bpf_iter_scx_dsq *it__iter,
 	(bpf_ksym_exists(scx_bpf_dsq_move___new) ?                      \
 		 scx_bpf_dsq_move___new((it), (p), (dsq), 0) :          \
 		 scx_bpf_dispatch_from_dsq___old((it), (p), (dsq), 0))
+/* Re-queueing an iterated task in a vtime-ordered DSQ at a new vtime. */
+void scx_bpf_dsq_move_set_vtime___new(struct bpf_iter_scx_dsq *it__iter,
+				      u64 vtime) __ksym __weak;
+bool scx_bpf_dsq_move_vtime___new(struct bpf_iter_scx_dsq *it__iter,
+				  struct task_struct *p, u64 dsq_id,
+				  u64 enq_flags) __ksym __weak;
+void scx_bpf_dispatch_from_dsq_set_vtime___old(struct bpf_iter_scx_dsq *it__iter,
+					       u64 vtime) __ksym __weak;
+bool scx_bpf_dispatch_vtime_from_dsq___old(struct bpf_iter_scx_dsq *it__iter,
+					   struct task_struct *p, u64 dsq_id,
+					   u64 enq_flags) __ksym __weak;
+#define cs_requeue_iterated(it, p, dsq, vtime)                                \
+	({                                                                    \
+		bool ___moved;                                                \
+		if (bpf_ksym_exists(scx_bpf_dsq_move_vtime___new)) {          \
+			scx_bpf_dsq_move_set_vtime___new((it), (vtime));      \
+			___moved = scx_bpf_dsq_move_vtime___new((it), (p),    \
+								(dsq), 0);    \
+		} else {                                                      \
+			scx_bpf_dispatch_from_dsq_set_vtime___old((it),       \
+								  (vtime));   \
+			___moved = scx_bpf_dispatch_vtime_from_dsq___old(     \
+				(it), (p), (dsq), 0);                         \
+		}                                                             \
+		___moved;                                                     \
+	})
 #define cs_kick(cpu, flags) scx_bpf_kick_cpu((cpu), (flags))
 #define cs_nr_queued(dsq) scx_bpf_dsq_nr_queued(dsq)
 

@@ -246,6 +246,7 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 		drain_dispatch(cpu);
 		return;
 	}
+	task_rescue(cpu); /* a task its tick found overdue (guard.bpf.h) */
 	/* Flag first, then look: a sibling leaving its cookie will see it. */
 	__sync_lock_test_and_set(&st->forced, 1);
 
@@ -485,13 +486,6 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 		untagged_seen(now);
 	else if (cs_tagged(slot))
 		cookie_seen(slot, now);
-	if (tctx->rescued) { /* by the task guard: its debt goes */
-		tctx->rescued = 0;
-		if (vtime_ordered(slot))
-			p->scx.dsq_vtime =
-				cs_rescued_task_vtime(p->scx.dsq_vtime,
-						      *tvnow_of(slot));
-	}
 	if (vtime_ordered(slot)) {
 		if (p->scx.dsq_vtime > *tvnow_of(slot))
 			*tvnow_of(slot) = p->scx.dsq_vtime;

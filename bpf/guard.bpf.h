@@ -27,9 +27,9 @@
  *    far below another busy one's): the same as 1 (cookie_guard, below,
  *    with an example).
  * 4. A task inside a queue that runs (a nice 19 task beside nice -20
- *    spinners of its cookie): its CPU's tick ends the slice of the
- *    cookie's task that runs there and its dispatch runs the overdue one
- *    (task_guard, below, with an example).
+ *    spinners of its cookie): a tick of a CPU that runs its cookie ends
+ *    the slice there and the dispatch moves the overdue task to the head
+ *    of its queue (task_guard, below, with an example).
  *
  * Worked example (2), strict mode, 8x2 at 4,097 cookies: kworker/12:1
  * queued at t=0 on CPU 12; core {12,13} runs cookie A on CPU 13 and CPU
@@ -234,9 +234,11 @@ __attribute__((noinline)) int cookie_guard(s32 cpu)
 
 /*
  * 4. The tasks (CS_TASK_MAX_WAIT_NS, include/cs_policy.h): a queued task
- * that waited a second in a queue whose cookie runs (its debt, not its
- * cookie's, holds it back) is run out of vtime order, on a CPU of a core
- * that runs its cookie, with its debt dropped to the queue's clock.
+ * that waited a second in a queue whose cookie runs (its own debt, not
+ * its cookie's, holds it back) is moved to the head of its queue, its
+ * debt dropped, and the next CPU of its cookie that can run it takes it.
+ * Only its place in its own queue changes: the claims, and so isolation,
+ * are what any other run of its cookie needs.
  *
  * Worked example, 2x2, cookie A: eight spinners at nice -20 (weight
  * 8668) and T at nice 19 (weight 1). T runs a slice and is charged 500
@@ -245,23 +247,27 @@ __attribute__((noinline)) int cookie_guard(s32 cpu)
  * CPU 2's tick (at most every CS_TASK_SCAN_NS, from the queue's tail over
  * the tasks more than a slice ahead of its clock) finds it overdue: the
  * tick ends the slice of the spinner there and notes the slot
- * (cpu_stat.rescue); the dispatch that follows keeps A on the core and
- * moves T here first (move_local_first). As T starts, its vtime goes
- * down to A's clock, so the spinners' next starts do not inherit its
- * debt; its next slice puts it 500 ms ahead again, and it is rescued
- * about once a second: a floor, not its share. With T1 and T2 both
- * waiting, the one rescued last sits at the tail (its debt is the
- * newest), and the walk passes over it, not yet overdue, to the other.
+ * (cpu_stat.rescue); the dispatch that follows re-queues T at A's clock
+ * less a slice, ahead of every spinner, and (A still most deserving)
+ * takes T from the head. Its next slice puts it 500 ms ahead again, and
+ * it is rescued about once a second: a floor, not its share. With T1 and
+ * T2 both waiting, the one rescued last sits at the tail (its debt is
+ * the newest), and the walk passes over it, not yet overdue, to the
+ * other.
  */
 
 /*
  * Of the indebted tasks at the tail of @slot's queue (at most
  * CS_TASK_TAIL), the one that can run on @cpu and waited longest past
- * CS_TASK_MAX_WAIT_NS: 1 if there is one (and, with @move, it was moved
- * to @cpu's local queue), else 0. The reverse walk is counted by a
+ * CS_TASK_MAX_WAIT_NS: 1 if there is one (and, with @requeue, it was
+ * re-queued at cs_rescued_task_vtime()), else 0. The re-queue keeps it
+ * in its queue, on its runqueue: it needs ops.dispatch (the 6.12 kernel
+ * refuses it elsewhere), and, unlike a move to a local queue, never sends
+ * a task bound elsewhere, or on a CPU going down, to the global queue,
+ * which any CPU runs without a claim. The reverse walk is counted by a
  * bpf_for() (see move_pinned).
  */
-__attribute__((noinline)) int task_overdue(s32 cpu, u32 slot, bool move)
+__attribute__((noinline)) int task_overdue(s32 cpu, u32 slot, bool requeue)
 {
 	struct task_struct *p, *found = NULL;
 	struct bpf_iter_scx_dsq it;
@@ -276,30 +282,28 @@ __attribute__((noinline)) int task_overdue(s32 cpu, u32 slot, bool move)
 		if (!p || !cs_task_indebted(p->scx.dsq_vtime, clock, slice_ns))
 			break;
 		tctx = task_ctx(p);
-		if (!tctx || p->migration_disabled ||
-		    !bpf_cpumask_test_cpu(cpu, p->cpus_ptr) || !tctx->enq_at ||
-		    tctx->enq_at >= oldest ||
+		if (!tctx || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr) ||
+		    !tctx->enq_at || tctx->enq_at >= oldest ||
 		    !cs_rescue_due(now, tctx->enq_at, CS_TASK_MAX_WAIT_NS))
 			continue;
 		oldest = tctx->enq_at;
 		found = p;
 	}
-	if (found && move) {
-		moved = cs_move_iterated(&it, found, SCX_DSQ_LOCAL);
-		tctx = moved ? task_ctx(found) : NULL;
-		if (tctx) {
-			tctx->rescued = 1;
+	if (found && requeue) {
+		moved = cs_requeue_iterated(&it, found, dsq_of(slot),
+					    cs_rescued_task_vtime(clock,
+								  slice_ns));
+		if (moved)
 			cpu_stat(cpu)->task_rescues++;
-		}
 	}
 	bpf_iter_scx_dsq_destroy(&it);
-	return found && (!move || moved);
+	return found && (!requeue || moved);
 }
 
 /*
  * From ops.tick of @cpu, which runs a task of @slot: at most once per
  * CS_TASK_SCAN_NS, look for a task of that queue overdue here; if there
- * is one, note the slot for the dispatch to come (move_local_first) and
+ * is one, note the slot for the dispatch to come (task_rescue) and
  * return true: the caller ends the slice.
  */
 static bool task_guard(s32 cpu, u16 slot)
@@ -315,6 +319,22 @@ static bool task_guard(s32 cpu, u16 slot)
 		return false;
 	st->rescue = slot + 1;
 	return true;
+}
+
+/*
+ * From ops.dispatch of @cpu: re-queue the task its tick found overdue, if
+ * it still is, at the head of its queue. The note is used once, whatever
+ * this dispatch then runs.
+ */
+static void task_rescue(s32 cpu)
+{
+	struct cs_cpu_stat *st = cpu_stat(cpu);
+	u32 r = st->rescue;
+
+	if (!r)
+		return;
+	st->rescue = 0;
+	task_overdue(cpu, r - 1, true);
 }
 
 /* Can @p run on @cpu alone? (A task bound there.) */

@@ -64,7 +64,6 @@ struct task_ctx {
 	u16 slot; /* CS_SLOT_NONE until first computed */
 	u16 wslot; /* slot its weight is counted in while runnable */
 	u8 fresh; /* slot refreshed by ops.runnable, for the ops.enqueue after */
-	u8 rescued; /* moved by the task guard: its debt drops as it starts */
 	u32 wval; /* weight counted in wslot (0: a cgroup cookie's task) */
 	u16 wcpu; /* slot 0: the CPU whose wsum0 it was added to */
 	u16 qslot; /* tagged slot it is counted queued in (slot_qcnt), or NONE */

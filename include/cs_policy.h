@@ -808,9 +808,9 @@ static inline __u64 cs_wake_vtime(__u64 vt, __u64 vnow, __u64 vseen,
  * from its tail over the indebted tasks (cs_task_indebted: more than a
  * slice ahead of the queue's clock), at most CS_TASK_TAIL of them; the
  * one that waited longest past CS_TASK_MAX_WAIT_NS and can run there
- * ends the slice, and the dispatch that follows runs it with its debt
- * dropped to the clock (cs_rescued_task_vtime). Its next slice puts it
- * back at the tail, behind the ones still waiting (their debt is older:
+ * ends the slice, and the dispatch that follows re-queues it at the head
+ * of its queue, its debt dropped (cs_rescued_task_vtime). Its next slice
+ * puts it back at the tail, behind the ones still waiting (their debt is older:
  * they sit nearer the head), so the walk must pass over it: up to
  * CS_TASK_TAIL indebted tasks in a queue each wait at most about a
  * second, plus a look per rescue due and a slice; past that, the ones
@@ -826,10 +826,15 @@ static inline bool cs_task_indebted(__u64 vt, __u64 clock, __u64 slice)
 	return vt > clock + slice;
 }
 
-/* A rescued task's vtime: its debt beyond the queue's @clock dropped. */
-static inline __u64 cs_rescued_task_vtime(__u64 vt, __u64 clock)
+/*
+ * A rescued task's vtime: its debt dropped, a slice behind its queue's
+ * @clock less 1 ns, so ahead of every task queued since (cs_clamp_vtime
+ * keeps them at clock - slice or above) and of every one that ran since
+ * it was queued; the next CPU of its cookie that can run it takes it.
+ */
+static inline __u64 cs_rescued_task_vtime(__u64 clock, __u64 slice)
 {
-	return vt > clock ? clock : vt;
+	return clock > slice ? clock - slice - 1 : 0;
 }
 
 /* Has work queued since @since (or run last then) waited past @max_wait? */

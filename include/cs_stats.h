@@ -31,7 +31,7 @@ struct cs_cpu_stat {
 	__u64 cookie_rescues; /* tagged cookies queued past
 				 CS_COOKIE_MAX_WAIT_NS: their vtime lowered */
 	__u64 task_rescues; /* tasks queued past CS_TASK_MAX_WAIT_NS in a
-			       cookie that runs: run out of vtime order */
+			       cookie that runs: moved to its queue's head */
 	__u64 migrations; /* runs of a task on another CPU than its last */
 	__u64 llc_migrations; /* of them, from another last-level cache */
 	__u64 renewals; /* slices renewed at a tick (slice_renew) */

@@ -1419,8 +1419,8 @@ static bool test_policy_weight_floor(void)
  * is clamped to the clock (the highest vtime started) less a slice. With
  * @guard, each CPU looks every CS_TASK_SCAN_NS from the tail over the
  * indebted tasks, CS_TASK_TAIL at most (tf_overdue), and runs the one
- * overdue longest next, its debt dropped to the clock
- * (cs_rescued_task_vtime). Returns the longest wait of a weight-1 task
+ * overdue longest next, re-queued at the head (cs_rescued_task_vtime).
+ * Returns the longest wait of a weight-1 task
  * between two runs over 60 s, in ms; *share is their part of the CPU
  * time, in parts per 10,000.
  */
@@ -1481,9 +1481,8 @@ static __u64 tf_sim(bool guard, int nlight, __u64 *share)
 				next = tf_overdue(vt, enq, queued, n, clock, t);
 				rescued = next >= 0;
 				if (rescued)
-					vt[next] =
-						cs_rescued_task_vtime(vt[next],
-								      clock);
+					vt[next] = cs_rescued_task_vtime(clock,
+									 slice);
 			}
 			for (i = 0; !rescued && i < n; i++)
 				if (queued[i] && (next < 0 || vt[i] < vt[next]))

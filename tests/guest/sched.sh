@@ -425,15 +425,19 @@ test_weight_floor() {
 # watchdog. TASK_FLOOR_LIGHT such tasks (each rescued one goes back to
 # the tail, and the guard must pass over it to the others), in a tagged
 # cgroup, then untagged, the observer attached first. Asserted: no
-# ejection, 0 ns of overlap, and every nice 19 task ran in every one of
-# FLOOR_WINDOWS windows of 10 s. (Before the guard one such task ran in
-# 1 of the 8.)
+# ejection, 0 ns of overlap, task rescues counted, and every nice 19
+# task ran TASK_FLOOR_RUNS times or more in every one of FLOOR_WINDOWS
+# windows of 10 s. (Before the guard one such task ran in 1 of the 8.)
 TASK_FLOOR_LIGHT=4
+TASK_FLOOR_RUNS=3 # of a task in a window; the floor gives about ten
 task_floor_run() {
 	local cg=$1 label=$2 i j w hogs=() lights=() last=() runs=0
 	for ((i = 0; i < 2 * NCPU + TASK_FLOOR_LIGHT; i++)); do
 		# shellcheck disable=SC2016 # a loop for that sh
-		start_in "$cg" sh -c 'while :; do :; done' || { stop_bg && return 1; }
+		start_in "$cg" sh -c 'while :; do :; done' || {
+			stop_bg
+			return 1
+		}
 		if [ $i -lt $((2 * NCPU)) ]; then hogs+=("$LAST"); else lights+=("$LAST"); fi
 	done
 	# Absolute nice values (this shell's own is -20 meanwhile).
@@ -450,18 +454,18 @@ task_floor_run() {
 	nap 1
 	for j in "${!lights[@]}"; do
 		sched_of "${lights[j]}"
-		last[j]=$RN runs=$((runs - RC))
+		last[j]=$RC runs=$((runs - RC))
 	done
 	for ((w = 0; w < FLOOR_WINDOWS; w++)); do
 		nap 10
 		for j in "${!lights[@]}"; do
 			sched_of "${lights[j]}"
-			if [ "$RN" != dead ] && [ "${last[j]}" != dead ] && [ "$RN" -gt "${last[j]}" ]; then
+			if [ "$RN" != dead ] && [ "$RC" -ge $((last[j] + TASK_FLOOR_RUNS)) ]; then
 				tf_ran=$((tf_ran + 1))
 			else
-				tf_why+="$label window $((w + 1)): nice 19 task ${lights[j]} ran no more (${last[j]} -> $RN ns); "
+				tf_why+="$label window $((w + 1)): nice 19 task ${lights[j]} ran $((RC - last[j])) times (RN $RN); "
 			fi
-			last[j]=$RN
+			last[j]=$RC
 		done
 	done
 	for j in "${!lights[@]}"; do
@@ -480,8 +484,8 @@ test_task_floor() {
 		fail $name "the observer or the scheduler did not start"
 		return
 	fi
-	a=$(tenant t_fa)
-	u=$(tenant t_fu)
+	a=$(tenant t_ta)
+	u=$(tenant t_tu)
 	from=$(wc -l <"$TMP/sched.out")
 	if ! "$CTL" cgroup tag "$a" >/dev/null; then
 		fail $name "could not tag $a"
@@ -496,12 +500,13 @@ test_task_floor() {
 	rescues=$(stats_sum task_rescues $((from + 1)))
 	ov=$(field "$TMP/tfloor" overlap_ns)
 	sw=$(field "$TMP/tfloor" switches)
-	info "task floor: $TASK_FLOOR_LIGHT nice 19 spinners beside $((2 * NCPU)) at nice -20, in a tagged cgroup, then untagged, $FLOOR_WINDOWS x 10 s each: they ran in $tf_ran of $need task-windows (${tf_runs% }), task rescues $rescues, overlap_ns=$ov switches=$sw"
+	info "task floor: $TASK_FLOOR_LIGHT nice 19 spinners beside $((2 * NCPU)) at nice -20, in a tagged cgroup, then untagged, $FLOOR_WINDOWS x 10 s each: they ran $TASK_FLOOR_RUNS times or more in $tf_ran of $need task-windows (${tf_runs% }), task rescues $rescues, overlap_ns=$ov switches=$sw"
 	if grep -qE "ejected|runnable task stall" "$TMP/sched.err"; then
 		tf_why+="the scheduler was ejected: $(grep -E "ejected|runnable task stall" "$TMP/sched.err" | head -n 2 | tr '\n' ' '); "
 	fi
 	[ "$ov" = 0 ] && [ "${sw:-0}" -gt 0 ] || tf_why+="overlap_ns '$ov', switches '$sw'; "
 	[ "$(scx_state)" = enabled ] || tf_why+="state $(scx_state); "
+	[ "$rescues" -gt 0 ] || tf_why+="no task rescue counted; "
 	if [ "$tf_ran" = "$need" ] && [ -z "$tf_why" ]; then
 		pass $name
 	else
