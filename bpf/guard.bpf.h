@@ -257,28 +257,21 @@ __attribute__((noinline)) int cookie_guard(s32 cpu)
  */
 
 /*
- * Of the indebted tasks at the tail of @slot's queue (at most
- * CS_TASK_TAIL), the one that can run on @cpu and waited longest past
- * CS_TASK_MAX_WAIT_NS: 1 if there is one (and, with @requeue, it was
- * re-queued at cs_rescued_task_vtime()), else 0. The re-queue keeps it
- * in its queue, on its runqueue: it needs ops.dispatch (the 6.12 kernel
- * refuses it elsewhere), and, unlike a move to a local queue, never sends
- * a task bound elsewhere, or on a CPU going down, to the global queue,
- * which any CPU runs without a claim. The reverse walk is counted by a
+ * Walk @it (reverse, over @slot's queue) across the indebted tasks at the
+ * tail, at most CS_TASK_TAIL: the one that can run on @cpu and waited
+ * longest past CS_TASK_MAX_WAIT_NS, or NULL. The walk is counted by a
  * bpf_for() (see move_pinned).
  */
-__attribute__((noinline)) int task_overdue(s32 cpu, u32 slot, bool requeue)
+static __always_inline struct task_struct *
+tail_overdue(struct bpf_iter_scx_dsq *it, s32 cpu, u32 slot, u64 clock)
 {
 	struct task_struct *p, *found = NULL;
-	struct bpf_iter_scx_dsq it;
-	u64 now = bpf_ktime_get_ns(), oldest = now, clock = *tvnow_of(slot);
+	u64 now = bpf_ktime_get_ns(), oldest = now;
 	struct task_ctx *tctx;
-	bool moved = false;
 	int n;
 
-	bpf_iter_scx_dsq_new(&it, dsq_of(slot), SCX_DSQ_ITER_REV);
 	bpf_for(n, 0, CS_TASK_TAIL) {
-		p = bpf_iter_scx_dsq_next(&it);
+		p = bpf_iter_scx_dsq_next(it);
 		if (!p || !cs_task_indebted(p->scx.dsq_vtime, clock, slice_ns))
 			break;
 		tctx = task_ctx(p);
@@ -289,15 +282,46 @@ __attribute__((noinline)) int task_overdue(s32 cpu, u32 slot, bool requeue)
 		oldest = tctx->enq_at;
 		found = p;
 	}
-	if (found && requeue) {
-		moved = cs_requeue_iterated(&it, found, dsq_of(slot),
+	return found;
+}
+
+/* From ops.tick: is a task of @slot's queue overdue on @cpu? */
+__attribute__((noinline)) int task_overdue(s32 cpu, u32 slot)
+{
+	struct bpf_iter_scx_dsq it;
+	bool found;
+
+	bpf_iter_scx_dsq_new(&it, dsq_of(slot), SCX_DSQ_ITER_REV);
+	found = tail_overdue(&it, cpu, slot, *tvnow_of(slot)) != NULL;
+	bpf_iter_scx_dsq_destroy(&it);
+	return found;
+}
+
+/*
+ * From ops.dispatch (the 6.12 kernel moves an iterated task from there
+ * only; no tick carries the call): re-queue the task of @slot overdue on
+ * @cpu, if one still is, at cs_rescued_task_vtime(). It stays in its
+ * queue, on its runqueue: unlike a move to a local queue, this never
+ * sends a task bound elsewhere, or one found by a CPU going down, to the
+ * global queue, which any CPU runs without a claim.
+ */
+__attribute__((noinline)) int task_requeue(s32 cpu, u32 slot)
+{
+	u64 clock = *tvnow_of(slot);
+	struct bpf_iter_scx_dsq it;
+	struct task_struct *p;
+	bool moved = false;
+
+	bpf_iter_scx_dsq_new(&it, dsq_of(slot), SCX_DSQ_ITER_REV);
+	p = tail_overdue(&it, cpu, slot, clock);
+	if (p)
+		moved = cs_requeue_iterated(&it, p, dsq_of(slot),
 					    cs_rescued_task_vtime(clock,
 								  slice_ns));
-		if (moved)
-			cpu_stat(cpu)->task_rescues++;
-	}
 	bpf_iter_scx_dsq_destroy(&it);
-	return found && (!requeue || moved);
+	if (moved)
+		cpu_stat(cpu)->task_rescues++;
+	return moved;
 }
 
 /*
@@ -315,7 +339,7 @@ static bool task_guard(s32 cpu, u16 slot)
 	    cs_nr_queued(dsq_of(slot)) <= 0)
 		return false;
 	st->task_scan_at = now;
-	if (!task_overdue(cpu, slot, false))
+	if (!task_overdue(cpu, slot))
 		return false;
 	st->rescue = slot + 1;
 	return true;
@@ -334,7 +358,7 @@ static void task_rescue(s32 cpu)
 	if (!r)
 		return;
 	st->rescue = 0;
-	task_overdue(cpu, r - 1, true);
+	task_requeue(cpu, r - 1);
 }
 
 /* Can @p run on @cpu alone? (A task bound there.) */

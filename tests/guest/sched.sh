@@ -328,6 +328,33 @@ sched_of() {
 	[ -n "$s" ] || RN=dead RC=0
 }
 
+# watch_windows MIN PID...: FLOOR_WINDOWS windows of 10 s, in each of
+# which every PID should be switched in MIN times or more (sched_of, no
+# fork). Sets ww_ran (the PID-windows that were), ww_runs (the PIDs'
+# runs in all the windows) and ww_why (the PID-windows that were not).
+watch_windows() {
+	local min=$1 w j last=()
+	shift
+	ww_ran=0 ww_runs=0 ww_why=
+	for ((j = 1; j <= $#; j++)); do
+		sched_of "${!j}"
+		last[j]=$RC
+	done
+	for ((w = 1; w <= FLOOR_WINDOWS; w++)); do
+		nap 10
+		for ((j = 1; j <= $#; j++)); do
+			sched_of "${!j}"
+			if [ "$RN" != dead ] && [ "$RC" -ge $((last[j] + min)) ]; then
+				ww_ran=$((ww_ran + 1))
+				ww_runs=$((ww_runs + RC - last[j]))
+			else
+				ww_why+="window $w: task ${!j} ran $((RC - last[j])) times (RN $RN); "
+			fi
+			last[j]=$RC
+		done
+	done
+}
+
 # Weight floor (bpf/guard.bpf.h, cookie_guard): cookie A at cpu.weight 1
 # beside B at 10000, NCPU spinners each, for FLOOR_WINDOWS windows of 10 s
 # (past sched_ext's 30 s watchdog), the observer attached before the
@@ -338,8 +365,8 @@ sched_of() {
 # the guard rescued A (cookie_rescues in the statistics).
 FLOOR_WINDOWS=4
 test_weight_floor() {
-	local name=weight_floor_1_to_10000 a b i w from pids=() last=() ran=0 \
-		need why= rescues share ua ub turns=0 ov sw t0 worst
+	local name=weight_floor_1_to_10000 a b i from pids=() ran need why \
+		rescues share ua ub turns ov sw t0 worst
 	if ! restart_observed "$TMP/floor"; then
 		fail $name "the observer or the scheduler did not start"
 		return
@@ -367,31 +394,13 @@ test_weight_floor() {
 	# -20 this shell keeps its pace beside B (it sleeps meanwhile).
 	renice -n -20 $$ >/dev/null
 	nap 1
-	for i in "${!pids[@]}"; do
-		sched_of "${pids[i]}"
-		last[i]=$RN turns=$((turns - RC))
-	done
 	ua=$(usage_us "$a")
 	ub=$(usage_us "$b")
 	t0=$SECONDS
-	for ((w = 0; w < FLOOR_WINDOWS; w++)); do
-		nap 10
-		for i in "${!pids[@]}"; do
-			sched_of "${pids[i]}"
-			if [ "$RN" != dead ] && [ "${last[i]}" != dead ] && [ "$RN" -gt "${last[i]}" ]; then
-				ran=$((ran + 1))
-			else
-				why+="window $((w + 1)): A spinner ${pids[i]} ran no more (${last[i]} -> $RN ns); "
-			fi
-			last[i]=$RN
-		done
-	done
+	watch_windows 1 "${pids[@]}"
+	ran=$ww_ran turns=$ww_runs why=${ww_why//task/A spinner}
 	ua=$(($(usage_us "$a") - ua))
 	ub=$(($(usage_us "$b") - ub))
-	for i in "${!pids[@]}"; do
-		sched_of "${pids[i]}"
-		turns=$((turns + RC))
-	done
 	stop_bg
 	renice -n 0 $$ >/dev/null
 	stop_observer
@@ -431,7 +440,7 @@ test_weight_floor() {
 TASK_FLOOR_LIGHT=4
 TASK_FLOOR_RUNS=3 # of a task in a window; the floor gives about ten
 task_floor_run() {
-	local cg=$1 label=$2 i j w hogs=() lights=() last=() runs=0
+	local cg=$1 label=$2 i hogs=() lights=()
 	for ((i = 0; i < 2 * NCPU + TASK_FLOOR_LIGHT; i++)); do
 		# shellcheck disable=SC2016 # a loop for that sh
 		start_in "$cg" sh -c 'while :; do :; done' || {
@@ -452,27 +461,10 @@ task_floor_run() {
 		return 0
 	fi
 	nap 1
-	for j in "${!lights[@]}"; do
-		sched_of "${lights[j]}"
-		last[j]=$RC runs=$((runs - RC))
-	done
-	for ((w = 0; w < FLOOR_WINDOWS; w++)); do
-		nap 10
-		for j in "${!lights[@]}"; do
-			sched_of "${lights[j]}"
-			if [ "$RN" != dead ] && [ "$RC" -ge $((last[j] + TASK_FLOOR_RUNS)) ]; then
-				tf_ran=$((tf_ran + 1))
-			else
-				tf_why+="$label window $((w + 1)): nice 19 task ${lights[j]} ran $((RC - last[j])) times (RN $RN); "
-			fi
-			last[j]=$RC
-		done
-	done
-	for j in "${!lights[@]}"; do
-		sched_of "${lights[j]}"
-		runs=$((runs + RC))
-	done
-	tf_runs+="$label $runs runs; "
+	watch_windows $TASK_FLOOR_RUNS "${lights[@]}"
+	tf_ran=$((tf_ran + ww_ran))
+	[ -z "$ww_why" ] || tf_why+="$label: ${ww_why//task/nice 19 task}"
+	tf_runs+="$label $ww_runs runs; "
 	stop_bg
 }
 
