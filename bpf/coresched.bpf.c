@@ -621,7 +621,7 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 		return;
 	}
 	PROF_MARK(CS_PROF_TICK_VERDICT);
-	/* A task of its queue waited past the task guard: run it next. */
+	/* A task of its queue is overdue (task guard): the dispatch moves it. */
 	if (task_guard(cpu, tctx->slot)) {
 		p->scx.slice = 0;
 		return;

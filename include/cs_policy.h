@@ -810,8 +810,8 @@ static inline __u64 cs_wake_vtime(__u64 vt, __u64 vnow, __u64 vseen,
  * one that waited longest past CS_TASK_MAX_WAIT_NS and can run there
  * ends the slice, and the dispatch that follows re-queues it at the head
  * of its queue, its debt dropped (cs_rescued_task_vtime). Its next slice
- * puts it back at the tail, behind the ones still waiting (their debt is older:
- * they sit nearer the head), so the walk must pass over it: up to
+ * puts it back at the tail, behind the ones still waiting (their debt is
+ * older: they sit nearer the head), so the walk must pass over it: up to
  * CS_TASK_TAIL indebted tasks in a queue each wait at most about a
  * second, plus a look per rescue due and a slice; past that, the ones
  * nearest the head are out of reach (README, Fairness, Task floor).
@@ -829,8 +829,8 @@ static inline bool cs_task_indebted(__u64 vt, __u64 clock, __u64 slice)
 /*
  * A rescued task's vtime: its debt dropped, a slice behind its queue's
  * @clock less 1 ns, so ahead of every task queued since (cs_clamp_vtime
- * keeps them at clock - slice or above) and of every one that ran since
- * it was queued; the next CPU of its cookie that can run it takes it.
+ * keeps them at clock - slice or above): behind only tasks that waited
+ * with less, at the head, and the CPUs of its cookie take it next.
  */
 static inline __u64 cs_rescued_task_vtime(__u64 clock, __u64 slice)
 {

@@ -46,7 +46,7 @@ struct cs_cpu_stat {
 	__u32 fresh_pid; /* internal: the task of this CPU's last ops.runnable */
 	__u64 task_scan_at; /* internal: this CPU's last task guard look */
 	__u32 rescue; /* internal: 1 + the slot whose overdue task the next
-			 dispatch runs here (task guard), or 0 */
+			 dispatch here re-queues (task guard), or 0 */
 } __attribute__((aligned(64)));
 
 struct cs_slot_stat {

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Behaviour of scx_coresched on a 2x2 guest: fairness between cookies, the
-# LKML starvation case, bounded wait, the weight floor, a cookie bound to one CPU (affinity),
-# CPU hotplug and load/unload cycles.
+# LKML starvation case, bounded wait, the weight and task floors, a
+# cookie bound to one CPU (affinity), CPU hotplug and load/unload cycles.
 #   tools/vm --cores 2 --threads 2 -- tests/guest/sched.sh
 . tests/guest/lib.sh
 
