@@ -344,9 +344,9 @@ watch_windows() {
 		nap 10
 		for ((j = 1; j <= $#; j++)); do
 			sched_of "${!j}"
+			[ "$RN" = dead ] || ww_runs=$((ww_runs + RC - last[j]))
 			if [ "$RN" != dead ] && [ "$RC" -ge $((last[j] + min)) ]; then
 				ww_ran=$((ww_ran + 1))
-				ww_runs=$((ww_runs + RC - last[j]))
 			else
 				ww_why+="window $w: task ${!j} ran $((RC - last[j])) times (RN $RN); "
 			fi
@@ -436,7 +436,7 @@ test_weight_floor() {
 # cgroup, then untagged, the observer attached first. Asserted: no
 # ejection, 0 ns of overlap, task rescues counted, and every nice 19
 # task ran TASK_FLOOR_RUNS times or more in every one of FLOOR_WINDOWS
-# windows of 10 s. (Before the guard one such task ran in 1 of the 8.)
+# windows of 10 s. (On the code before the guard: 0 of the 32.)
 TASK_FLOOR_LIGHT=4
 TASK_FLOOR_RUNS=3 # of a task in a window; the floor gives about ten
 task_floor_run() {
