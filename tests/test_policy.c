@@ -1420,9 +1420,8 @@ static bool test_policy_weight_floor(void)
  * @guard, each CPU looks every CS_TASK_SCAN_NS from the tail over the
  * indebted tasks, CS_TASK_TAIL at most (tf_overdue), and runs the one
  * overdue longest next, re-queued at the head (cs_rescued_task_vtime).
- * Returns the longest wait of a weight-1 task
- * between two runs over 60 s, in ms; *share is their part of the CPU
- * time, in parts per 10,000.
+ * Returns the longest wait of a weight-1 task between two runs over 60
+ * s, in ms; *share is their part of the CPU time, in parts per 10,000.
  */
 #define TF_CPUS 4
 #define TF_HOGS 8
