@@ -236,7 +236,9 @@ __attribute__((noinline)) int cookie_guard(s32 cpu)
  * 4. The tasks (CS_TASK_MAX_WAIT_NS, include/cs_policy.h): a queued task
  * that waited a second in a queue whose cookie runs (its own debt, not
  * its cookie's, holds it back) is moved to the head of its queue, its
- * debt dropped, and the next CPU of its cookie that can run it takes it.
+ * debt dropped, and the CPUs of its cookie that can run it take it from
+ * there (a CPU prefers a task of its own runqueue a slice or less behind
+ * the head: a few dispatches at most).
  * Only its place in its own queue changes: the claims, and so isolation,
  * are what any other run of its cookie needs.
  *

@@ -830,7 +830,7 @@ static inline bool cs_task_indebted(__u64 vt, __u64 clock, __u64 slice)
  * A rescued task's vtime: its debt dropped, a slice behind its queue's
  * @clock less 1 ns, so ahead of every task queued since (cs_clamp_vtime
  * keeps them at clock - slice or above): behind only tasks that waited
- * with less, at the head, and the CPUs of its cookie take it next.
+ * with less, at the head, so the CPUs of its cookie take it soon.
  */
 static inline __u64 cs_rescued_task_vtime(__u64 clock, __u64 slice)
 {
