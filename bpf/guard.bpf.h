@@ -259,13 +259,13 @@ __attribute__((noinline)) int cookie_guard(s32 cpu)
  */
 
 /*
- * Walk @it (reverse, over @slot's queue) across the indebted tasks at the
- * tail, at most CS_TASK_TAIL: the one that can run on @cpu and waited
- * longest past CS_TASK_MAX_WAIT_NS, or NULL. The walk is counted by a
- * bpf_for() (see move_pinned).
+ * Walk @it (reverse, over a queue whose clock is @clock) across the
+ * indebted tasks at the tail, at most CS_TASK_TAIL: the one that can run
+ * on @cpu and waited longest past CS_TASK_MAX_WAIT_NS, or NULL. The walk
+ * is counted by a bpf_for() (see move_pinned).
  */
 static __always_inline struct task_struct *
-tail_overdue(struct bpf_iter_scx_dsq *it, s32 cpu, u32 slot, u64 clock)
+tail_overdue(struct bpf_iter_scx_dsq *it, s32 cpu, u64 clock)
 {
 	struct task_struct *p, *found = NULL;
 	u64 now = bpf_ktime_get_ns(), oldest = now;
@@ -294,7 +294,7 @@ __attribute__((noinline)) int task_overdue(s32 cpu, u32 slot)
 	bool found;
 
 	bpf_iter_scx_dsq_new(&it, dsq_of(slot), SCX_DSQ_ITER_REV);
-	found = tail_overdue(&it, cpu, slot, *tvnow_of(slot)) != NULL;
+	found = tail_overdue(&it, cpu, *tvnow_of(slot)) != NULL;
 	bpf_iter_scx_dsq_destroy(&it);
 	return found;
 }
@@ -315,7 +315,7 @@ __attribute__((noinline)) int task_requeue(s32 cpu, u32 slot)
 	bool moved = false;
 
 	bpf_iter_scx_dsq_new(&it, dsq_of(slot), SCX_DSQ_ITER_REV);
-	p = tail_overdue(&it, cpu, slot, clock);
+	p = tail_overdue(&it, cpu, clock);
 	if (p)
 		moved = cs_requeue_iterated(&it, p, dsq_of(slot),
 					    cs_rescued_task_vtime(clock,
