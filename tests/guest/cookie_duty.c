@@ -27,8 +27,8 @@
  * ended within the SECONDS count, however late this process looks.
  * Exits 1 unless every cookie was created and every task progressed
  * (tests/guest/cookies.sh). With CD_RUNS=FILE in the environment, each
- * task's count goes to FILE too ("TASK RUNS" a line; task i is of cookie
- * i when there are as many tasks as cookies).
+ * task's count and timings go to FILE too (write_runs; task i is of
+ * cookie i when there are as many tasks as cookies).
  */
 #include <errno.h>
 #include <limits.h>
@@ -52,10 +52,18 @@
  * Shared by every task: how many started, stop, cookies that failed and
  * the tasks they would have had, and each task's runs.
  */
+struct task_log {
+	unsigned long runs; /* busy periods that ended in time */
+	long long first_ns; /* first run after the go, since the go */
+	long long gap_ns; /* longest time between two ends of a period */
+	long long cpu_ns; /* its CPU time from the go to its exit */
+};
+
 struct board {
 	int started, go, stop, failed, failed_tasks;
+	long long go_at; /* when they went */
 	long long until; /* busy periods count if they end before this */
-	unsigned long runs[];
+	struct task_log task[];
 };
 
 static long long now_ns(void)
@@ -81,14 +89,28 @@ static int cmp_ulong(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static long long cpu_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
 static long busy_ms = 6, sleep_ms = 4;
 
-/* Work, sleep, until told to stop; count the work in runs[@i]. */
+/* Work, sleep, until told to stop; count the work in task[@i]. */
 static void duty(struct board *b, int i)
 {
+	struct task_log *log = &b->task[i];
+	long long cpu0, last;
+
 	__atomic_add_fetch(&b->started, 1, __ATOMIC_SEQ_CST);
 	while (!__atomic_load_n(&b->go, __ATOMIC_SEQ_CST))
 		syscall(SYS_futex, &b->go, FUTEX_WAIT, 0, NULL, NULL, 0);
+	cpu0 = cpu_ns();
+	last = now_ns();
+	log->first_ns = last - b->go_at;
 	while (!__atomic_load_n(&b->stop, __ATOMIC_SEQ_CST)) {
 		long long until = now_ns() + busy_ms * 1000000, end;
 
@@ -96,9 +118,13 @@ static void duty(struct board *b, int i)
 			;
 		/* By when it ended: a period begun in time may end late. */
 		if (end <= __atomic_load_n(&b->until, __ATOMIC_RELAXED))
-			__atomic_add_fetch(&b->runs[i], 1, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&log->runs, 1, __ATOMIC_RELAXED);
+		if (end - last > log->gap_ns)
+			log->gap_ns = end - last;
+		last = end;
 		nap_ms(sleep_ms);
 	}
+	log->cpu_ns = cpu_ns() - cpu0;
 }
 
 /*
@@ -170,8 +196,15 @@ static int spawner(struct board *b, int k, int nr, int cookies, int tasks)
 	return 0;
 }
 
-/* With CD_RUNS=FILE: each task's busy periods, "TASK RUNS" a line. */
-static void write_runs(const char *path, const unsigned long *at, int tasks)
+/*
+ * With CD_RUNS=FILE: per task, "TASK RUNS FIRST_MS GAP_MS CPU_US" a line:
+ * its busy periods in time, when it first ran after the go, its longest
+ * time between two ends of a period (from the go for the first), and its
+ * CPU time from the go to its exit (what tells a task that never ran from
+ * one whose periods were cut short).
+ */
+static void write_runs(const char *path, const struct board *b,
+		       const unsigned long *at, int tasks)
 {
 	FILE *f = path ? fopen(path, "w") : NULL;
 	int i;
@@ -181,7 +214,9 @@ static void write_runs(const char *path, const unsigned long *at, int tasks)
 		return;
 	}
 	for (i = 0; f && i < tasks; i++)
-		fprintf(f, "%d %lu\n", i, at[i]);
+		fprintf(f, "%d %lu %lld %lld %lld\n", i, at[i],
+			b->task[i].first_ns / 1000000,
+			b->task[i].gap_ns / 1000000, b->task[i].cpu_ns / 1000);
 	if (f)
 		fclose(f);
 }
@@ -208,7 +243,7 @@ int main(int argc, char **argv)
 			CD_MAX_TASKS);
 		return 2;
 	}
-	b = mmap(NULL, sizeof(*b) + tasks * sizeof(b->runs[0]),
+	b = mmap(NULL, sizeof(*b) + tasks * sizeof(b->task[0]),
 		 PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	at = calloc(tasks, sizeof(*at));
 	if (b == MAP_FAILED || !at) {
@@ -230,9 +265,10 @@ int main(int argc, char **argv)
 	printf("go %d\n", started);
 	fflush(stdout);
 	go_at = now_ns();
+	b->go_at = go_at;
 	b->until = go_at + secs * 1000000000LL;
 	for (i = 0; i < tasks; i++)
-		at[i] = __atomic_load_n(&b->runs[i], __ATOMIC_RELAXED);
+		at[i] = __atomic_load_n(&b->task[i].runs, __ATOMIC_RELAXED);
 	__atomic_store_n(&b->go, 1, __ATOMIC_SEQ_CST);
 	syscall(SYS_futex, &b->go, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 	nap_ms(secs * 1000L);
@@ -242,10 +278,11 @@ int main(int argc, char **argv)
 	while (wait(NULL) > 0)
 		;
 	for (i = 0; i < tasks; i++) {
-		at[i] = __atomic_load_n(&b->runs[i], __ATOMIC_RELAXED) - at[i];
+		at[i] = __atomic_load_n(&b->task[i].runs, __ATOMIC_RELAXED) -
+			at[i];
 		progressed += at[i] > 0;
 	}
-	write_runs(getenv("CD_RUNS"), at, tasks);
+	write_runs(getenv("CD_RUNS"), b, at, tasks);
 	qsort(at, tasks, sizeof(*at), cmp_ulong);
 	printf("cookies %d tasks %d failed %d started %d progressed %d slowest %lu median %lu fastest %lu start %.1f window %.1f\n",
 	       cookies, tasks, b->failed, started, progressed, at[0],
