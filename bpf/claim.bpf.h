@@ -173,6 +173,8 @@ static bool prev_still(struct task_struct *prev, u16 slot)
  * tasks after it, for any CPU. The cookie's vtime is charged the same, so
  * the fairness between cookies holds across LLCs as within one.
  */
+static bool cpu_active_now(s32 cpu); /* place.bpf.h */
+
 __attribute__((noinline)) int move_local_first(s32 cpu, u32 slot)
 {
 	struct task_struct *p, *near = NULL; /* near: first of this LLC */
@@ -220,8 +222,13 @@ __attribute__((noinline)) int move_local_first(s32 cpu, u32 slot)
 		moved = cs_move_iterated(&it, p, SCX_DSQ_LOCAL);
 		break;
 	}
-	/* None of its own: one of its LLC (still queued, or not moved). */
-	if (!moved && near)
+	/*
+	 * None of its own: one of its LLC (still queued, or not moved); not
+	 * while this CPU goes down (cpu_active_now), where that move would
+	 * end on the global queue: the consume below skips what cannot run
+	 * here.
+	 */
+	if (!moved && near && cpu_active_now(cpu))
 		moved = cs_move_iterated(&it, near, SCX_DSQ_LOCAL);
 	bpf_iter_scx_dsq_destroy(&it);
 	PROF_MARK(CS_PROF_MOVE_LOCAL);

@@ -80,6 +80,25 @@ static u64 mask_word(const struct cpumask *m, u32 k)
 	return w;
 }
 
+/* Untyped: 6.12's BTF has no global variables. */
+extern const void __cpu_active_mask __ksym;
+
+/*
+ * cpu_active(@cpu). A CPU going down turns inactive before sched_ext sees
+ * its runqueue offline, and until then its dispatch still runs; a task
+ * moved from another runqueue to its local queue meanwhile is sent to the
+ * global queue instead, which any CPU runs before ops.dispatch, without a
+ * claim. Asked by @cpu about itself (its dispatch), the answer holds until
+ * that dispatch ends: the hotplug thread of @cpu clears the bit, on @cpu,
+ * and cannot run while the dispatch does.
+ */
+static bool cpu_active_now(s32 cpu)
+{
+	const struct cpumask *m = (const struct cpumask *)&__cpu_active_mask;
+
+	return mask_word(m, (u32)cpu >> 6) & (1ULL << (cpu & 63));
+}
+
 /* CPUs 64k to 64k+63 that exist (below nr_cpus), as a mask. */
 static u64 cpus_in_word(u32 k)
 {
