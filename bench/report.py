@@ -70,6 +70,14 @@ def ratio(v, base, higher):
     return base / v if v else None
 
 
+def steady(series):
+    """A run's steady rate: the median of its per-second series without
+    the first and the last second (the tenants of a run start and end a
+    moment apart, and the last one to end runs alone for a while); None
+    with fewer than three seconds."""
+    return stats.median(series[1:-1]) if len(series) >= 3 else None
+
+
 def tenant_spread(run, base):
     """Fairness between the tenants of one run: the coefficient of
     variation (%) of their figures normalized to default (each tenant's
@@ -90,12 +98,13 @@ def summarize(env, runs):
         wr = [r for r in runs if r["workload"] == wl]
         names = sorted({t for r in wr for t in r["tenants"]})
         w = {"title": TITLES.get(wl, wl), "tenants": {}, "configs": {}}
-        base = {}
+        base, base_steady = {}, {}
         for t in names:
-            vals = [r["tenants"][t]["value"] for r in wr
-                    if r["config"] == "default" and t in r["tenants"]]
-            s = stats.summary(vals)
+            dr = [r for r in wr if r["config"] == "default" and t in r["tenants"]]
+            s = stats.summary([r["tenants"][t]["value"] for r in dr])
             base[t] = s["median"] if s else None
+            s = stats.summary([steady(r["tenants"][t]["series"]) for r in dr])
+            base_steady[t] = s["median"] if s else None
         for t in names:
             meta = next(r["tenants"][t] for r in wr if t in r["tenants"])
             tw = w["tenants"][t] = {"unit": meta["unit"],
@@ -112,6 +121,9 @@ def summarize(env, runs):
                 tw["configs"][c] = {
                     "value": stats.summary(vals),
                     "ratio": stats.summary(ratios),
+                    "steady_ratio": stats.summary(
+                        [ratio(steady(x), base_steady[t],
+                               meta["higher_better"]) for x in series]),
                     "per_second_cov_pct": stats.summary(covs),
                     "min_per_second": stats.summary(
                         [min(s) for s in series if s]),
@@ -214,6 +226,21 @@ def report_md(env, res, raw_sessions):
                          "%s (%s)" % (t, tw["unit"])] +
                         [fmt(tw["configs"][c]["ratio"], suffix="x") for c in cf])
     md += table(["workload", "tenant"] + cf, rows)
+
+    rows = []
+    for wl, w in res.items():
+        for t, tw in w["tenants"].items():
+            if any(tw["configs"][c]["steady_ratio"] for c in cf):
+                rows.append([wl, "%s (%s)" % (t, tw["unit"])] +
+                            [fmt(tw["configs"][c]["steady_ratio"], suffix="x")
+                             for c in cf])
+    if rows:
+        md += ["## Steady state normalized to default", "",
+               "The median of each run's per-second rate, its first and last "
+               "second left out (the tenants of a run start and end a moment "
+               "apart, and the last to end runs alone meanwhile), over "
+               "default's; tenants that print a rate a second only.", ""]
+        md += table(["workload", "tenant"] + cf, rows)
 
     md += ["## Raw figures", ""]
     rows = []
