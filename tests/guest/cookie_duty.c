@@ -54,9 +54,9 @@
  */
 struct task_log {
 	unsigned long runs; /* busy periods that ended in time */
-	long long first_ns; /* first run after the go, since the go */
+	long long first_ns; /* its first timestamp after the go, since the go */
 	long long gap_ns; /* longest time between two ends of a period */
-	long long cpu_ns; /* its CPU time from the go to its exit */
+	long long cpu_ns; /* CPU time from its wait for the go to its exit */
 };
 
 struct board {
@@ -105,10 +105,10 @@ static void duty(struct board *b, int i)
 	struct task_log *log = &b->task[i];
 	long long cpu0, last;
 
+	cpu0 = cpu_ns();
 	__atomic_add_fetch(&b->started, 1, __ATOMIC_SEQ_CST);
 	while (!__atomic_load_n(&b->go, __ATOMIC_SEQ_CST))
 		syscall(SYS_futex, &b->go, FUTEX_WAIT, 0, NULL, NULL, 0);
-	cpu0 = cpu_ns();
 	last = now_ns();
 	log->first_ns = last - b->go_at;
 	while (!__atomic_load_n(&b->stop, __ATOMIC_SEQ_CST)) {
@@ -198,10 +198,12 @@ static int spawner(struct board *b, int k, int nr, int cookies, int tasks)
 
 /*
  * With CD_RUNS=FILE: per task, "TASK RUNS FIRST_MS GAP_MS CPU_US" a line:
- * its busy periods in time, when it first ran after the go, its longest
- * time between two ends of a period (from the go for the first), and its
- * CPU time from the go to its exit (what tells a task that never ran from
- * one whose periods were cut short).
+ * its busy periods in time; its first timestamp after the go (taken in
+ * user space once the wait returns: a task preempted on its way out of
+ * the futex ran before it); its longest time between two ends of a
+ * period (from that first timestamp for the first); its CPU time from its
+ * wait for the go to its exit. A task whose cookie or fork failed has a
+ * line of zeros (no CPU time).
  */
 static void write_runs(const char *path, const struct board *b,
 		       const unsigned long *at, int tasks)
