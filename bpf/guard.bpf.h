@@ -105,9 +105,9 @@ static int rescue_vtime(u32 s, u64 over)
 
 /*
  * From ops.tick: untagged work queued and not started for
- * CS_UNTAGGED_MAX_WAIT_NS gets its vtime lowered (cs_untagged_rescue_vtime; one CPU
- * does it, the one whose compare-and-swap of untagged_since wins, and it
- * counts the rescue). Example: 4,097 cookies queued, the untagged work 30
+ * CS_UNTAGGED_MAX_WAIT_NS gets its vtime lowered (cs_untagged_rescue_vtime;
+ * one CPU does it, the one whose compare-and-swap of untagged_since wins,
+ * and it counts the rescue). Example: 4,097 cookies queued, the untagged work 30
  * ms of vtime ahead of the clock, its last run 1 s ago: the next tick
  * lowers it to vnow - 8 graces - 2 ns; the ticks that follow see it as the
  * most deserving and hand cores over where it is due (due_here), and its
