@@ -764,10 +764,9 @@ static inline __u64 cs_wake_vtime(__u64 vt, __u64 vnow, __u64 vseen,
  * kworker 40 s, and the kernel's watchdog (30 s) ejected the scheduler.
  * So when untagged work has been queued for @max_wait without starting
  * anywhere (cs_rescue_due), its vtime is lowered below anything a queued
- * cookie can hold (cs_untagged_rescue_vtime), and the next ticks hand
- * cores over to it by the usual rules. CS_UNTAGGED_MAX_WAIT_NS is far
- * below the watchdog's 30 s and far above an untagged turn under any sane
- * load.
+ * cookie can hold (cs_rescue_vtime), and the next ticks hand cores over
+ * to it by the usual rules. CS_UNTAGGED_MAX_WAIT_NS is far below the
+ * watchdog's 30 s and far above an untagged turn under any sane load.
  */
 #define CS_UNTAGGED_MAX_WAIT_NS (1000ULL * 1000 * 1000)
 
@@ -780,18 +779,17 @@ static inline __u64 cs_wake_vtime(__u64 vt, __u64 vnow, __u64 vseen,
  * loader switched SMT off (tests/guest/closed.sh, stranded tasks). So a
  * cookie with tasks queued that has not started one for
  * CS_COOKIE_MAX_WAIT_NS is rescued as the untagged work is
- * (cs_aged_rescue_vtime). The wait counts from the cookie's last start,
- * so any cookie whose turn comes less than once a second reaches it: a
+ * (cs_rescue_vtime). The wait counts from the cookie's last start, so
+ * any cookie whose turn comes less than once a second reaches it: a
  * weight 200 times below a busy one's (a second over a 5 ms slice), or
  * hundreds of busy cookies a core. The guard looks at one word of 64
- * queued slots each CS_STARVE_SCAN_NS, the words in turn, and rescues
- * every cookie there that waited past the bound, the longer the wait the
- * lower its vtime; among 4,097 cookies (CS_LIVE_WORDS, 65 words) each
- * word is looked at every 650 ms. A rescue does not restart the wait, so
- * a cookie still waiting a second later goes lower again (at most a lag
- * more). When thousands wait past the bound, they are served oldest
- * first; the bound is then the time a round over them takes, not a
- * second (README, Limits (cookies)).
+ * queued slots each CS_STARVE_SCAN_NS, the words in turn, and rescues the
+ * one there that waited longest: at most 100 rescues a second, and among
+ * 4,097 cookies (CS_LIVE_WORDS, 65 words) each word is looked at every
+ * 650 ms. So it bounds the wait of a few starved cookies; with m cookies
+ * in each of K words that all wait past it, the last waits about
+ * m * K * 10 ms (42 s at 64 * 65): at that scale it ages the vtime
+ * order, and bounds nothing (README, Limits (cookies)).
  */
 #define CS_COOKIE_MAX_WAIT_NS (1000ULL * 1000 * 1000)
 #define CS_STARVE_SCAN_NS (10ULL * 1000 * 1000)
@@ -859,42 +857,6 @@ static inline __u64 cs_rescue_vtime(__u64 vt, __u64 vnow, __u64 lag)
 	__u64 lo = vnow > lag ? vnow - lag - 1 : 0;
 
 	return vt < lo ? vt : lo;
-}
-
-/*
- * The vtime of a tagged cookie the guard rescues @over ns after its wait
- * passed CS_COOKIE_MAX_WAIT_NS: cs_rescue_vtime() less a microsecond (1,024
- * ns) per millisecond (1,024 us) of @over, at most @lag less. When many
- * cookies wait past the bound at once (thousands sharing a few cores,
- * each turn taking seconds to come round), the guard lowers them all
- * and they are then served oldest first: a round. Rescued at one vtime,
- * they went in the order of their vtimes again, and those a few charges
- * above the rest (back from a burst, up to four graces ahead) waited
- * through round after round. Worked example, lag 20 ms, vnow 1 s: a
- * cookie 1 s past the bound goes to 980 ms less 1 ns less 0.98 ms, one 5
- * s past it to 980 ms less 1 ns less 4.8 ms, and is served first.
- */
-static inline __u64 cs_aged_rescue_vtime(__u64 vt, __u64 vnow, __u64 lag,
-					 __u64 over)
-{
-	__u64 lo = cs_rescue_vtime(vnow, vnow, lag), credit = over >> 10;
-
-	if (credit > lag)
-		credit = lag;
-	lo = lo > credit ? lo - credit : 0;
-	return vt < lo ? vt : lo;
-}
-
-/*
- * The vtime of the untagged work the guard rescues: below every rescued
- * tagged cookie (cs_aged_rescue_vtime goes at most @lag below
- * cs_rescue_vtime), so that kernel threads, the kernel watchdog's own
- * worker among them, never wait behind a round of rescued cookies.
- * Worked example, lag 20 ms, vnow 1 s: 960 ms less 2 ns.
- */
-static inline __u64 cs_untagged_rescue_vtime(__u64 vt, __u64 vnow, __u64 lag)
-{
-	return cs_rescue_vtime(vt, vnow, 2 * lag + 1);
 }
 
 /*

@@ -1292,188 +1292,6 @@ static bool test_policy_rescue_vtime(void)
 	return true;
 }
 
-/* cs_aged_rescue_vtime: the worked example, and the edges. */
-static bool test_policy_aged_rescue_vtime(void)
-{
-	const __u64 ms = 1000000, lag = 20 * ms, now = 1000 * ms;
-	__u64 over;
-
-	CHECK_EQ(cs_aged_rescue_vtime(~0ULL, now, lag, 1000 * ms),
-		 980 * ms - 1 - (1000 * ms >> 10));
-	CHECK_EQ(cs_aged_rescue_vtime(~0ULL, now, lag, 5000 * ms),
-		 980 * ms - 1 - (5000 * ms >> 10));
-	/* No wait past the bound: the plain rescue. */
-	CHECK_EQ(cs_aged_rescue_vtime(1250 * ms, now, lag, 0),
-		 cs_rescue_vtime(1250 * ms, now, lag));
-	/* At most a lag lower; never raised; never below 0. */
-	CHECK_EQ(cs_aged_rescue_vtime(~0ULL, now, lag, 3600000 * ms),
-		 960 * ms - 1);
-	CHECK_EQ(cs_aged_rescue_vtime(900 * ms, now, lag, 1000 * ms), 900 * ms);
-	CHECK_EQ(cs_aged_rescue_vtime(~0ULL, 10 * ms, lag, 1000 * ms), 0);
-	/* The untagged work's rescue is below every tagged one. */
-	CHECK_EQ(cs_untagged_rescue_vtime(~0ULL, now, lag), 960 * ms - 2);
-	CHECK(cs_untagged_rescue_vtime(~0ULL, now, lag) <
-		      cs_aged_rescue_vtime(~0ULL, now, lag, ~0ULL),
-	      "untagged not below the oldest tagged rescue");
-	CHECK_EQ(cs_untagged_rescue_vtime(5, now, lag), 5);
-	/* The longer the wait, the lower (up to the cap). */
-	for (over = 0; over < 20000 * ms; over += 100 * ms)
-		CHECK(cs_aged_rescue_vtime(~0ULL, now, lag, over + 100 * ms) <
-			      cs_aged_rescue_vtime(~0ULL, now, lag, over),
-		      "over %llu ms", (unsigned long long)(over / ms));
-	return true;
-}
-
-/*
- * Thousands of cookies past the guard's bound at once, as in
- * tests/guest/cookies.sh: RS_N single-task cookies (RS_N / 64 + 1 words)
- * on RS_CORES cores that each start a run every RS_OCC ms (the rate of a
- * TCG guest at 4,097 cookies: 300 a second), charged 2 ms of core time;
- * a task sleeps 9 ms after its 1 ms run and comes back by cs_wake_vtime.
- * At the go they all wake; each last ran during a start-up in which the
- * clock moved RS_STARTUP ms, in the order of their slots, with a debt of
- * up to 50 ms, so the last created come back up to four graces ahead of
- * the clock and the first at the floor. Every 10 ms the guard looks at
- * the next word with cookies queued. @aged: this guard (every cookie of
- * the word past the bound and not rescued in the last second,
- * cs_aged_rescue_vtime, the wait not restarted);
- * otherwise the one before it (the word's longest waiter, at one vtime,
- * its wait restarted). Returns the cookies that had not run 30 s after
- * the go; *@last is when the last first run came, in ms.
- */
-#define RS_N 4097
-#define RS_WORDS (RS_N / 64 + 1)
-#define RS_CORES 8
-#define RS_OCC 27
-#define RS_STARTUP 100
-
-struct rs_cookie {
-	__u64 vt, seen, since, rescued;
-	int wake_at, first;
-	bool queued;
-};
-
-/* The first word from @word on with a cookie queued (as queued_mask). */
-static int rs_next_word(const struct rs_cookie *ck, int word)
-{
-	int k, i;
-
-	for (k = 0; k < RS_WORDS; k++, word = (word + 1) % RS_WORDS)
-		for (i = word * 64; i < RS_N && i < word * 64 + 64; i++)
-			if (ck[i].queued)
-				return word;
-	return word;
-}
-
-/* The guard's look at @word at @now (see round_sim). */
-static void rs_guard(struct rs_cookie *ck, int word, __u64 now, __u64 vnow,
-		     __u64 lag, bool aged)
-{
-	struct rs_cookie *best = NULL;
-	int i;
-
-	for (i = word * 64; i < RS_N && i < word * 64 + 64; i++) {
-		struct rs_cookie *c = &ck[i];
-
-		if (!c->queued ||
-		    !cs_rescue_due(now, c->since, CS_COOKIE_MAX_WAIT_NS))
-			continue;
-		if (!aged) {
-			if (!best || c->since < best->since)
-				best = c;
-			continue;
-		}
-		if (!cs_rescue_due(now, c->rescued, CS_COOKIE_MAX_WAIT_NS))
-			continue;
-		c->vt = cs_aged_rescue_vtime(c->vt, vnow, lag,
-					     now - c->since -
-						     CS_COOKIE_MAX_WAIT_NS);
-		c->rescued = now;
-	}
-	if (best) {
-		best->vt = cs_rescue_vtime(best->vt, vnow, lag);
-		best->since = now;
-	}
-}
-
-static int round_sim(bool aged, int *last)
-{
-	static struct rs_cookie ck[RS_N];
-	const __u64 ms = 1000000, lag = 20 * ms, v0 = 1000 * ms;
-	__u64 vnow = v0 + RS_STARTUP * ms, rnd = 1;
-	int free_at[RS_CORES], t, i, c, word = 0, never = 0;
-
-	for (i = 0; i < RS_N; i++) {
-		rnd = rnd * 6364136223846793005ULL + 1442695040888963407ULL;
-		ck[i] = (struct rs_cookie){ .wake_at = -1, .first = -1 };
-		ck[i].seen = v0 + (__u64)RS_STARTUP * ms * i / RS_N;
-		ck[i].vt = ck[i].seen + (rnd >> 33) % (50 * ms);
-		ck[i].vt = cs_wake_vtime(ck[i].vt, vnow, ck[i].seen, lag, 100);
-		ck[i].queued = true;
-	}
-	for (c = 0; c < RS_CORES; c++)
-		free_at[c] = c * RS_OCC / RS_CORES;
-	*last = 0;
-	for (t = 0; t < 30000; t++) {
-		for (i = 0; i < RS_N; i++) {
-			if (ck[i].wake_at != t)
-				continue;
-			ck[i].vt = cs_wake_vtime(ck[i].vt, vnow, ck[i].seen,
-						 lag, 100);
-			ck[i].queued = true;
-			ck[i].since = (__u64)t * ms;
-			ck[i].wake_at = -1;
-		}
-		if (t % 10 == 0) {
-			word = rs_next_word(ck, word);
-			rs_guard(ck, word, (__u64)t * ms, vnow, lag, aged);
-			word = (word + 1) % RS_WORDS;
-		}
-		for (c = 0; c < RS_CORES; c++) {
-			struct rs_cookie *b = NULL;
-
-			if (free_at[c] > t)
-				continue;
-			free_at[c] = t + RS_OCC;
-			for (i = 0; i < RS_N; i++)
-				if (ck[i].queued && (!b || ck[i].vt < b->vt))
-					b = &ck[i];
-			if (!b)
-				continue;
-			b->queued = false;
-			if (b->vt > vnow)
-				vnow = b->vt;
-			b->seen = vnow;
-			b->vt += 2 * ms;
-			b->wake_at = t + 10;
-			if (b->first < 0)
-				b->first = *last = t;
-		}
-	}
-	for (i = 0; i < RS_N; i++)
-		never += ck[i].first < 0;
-	return never;
-}
-
-static bool test_policy_rescue_round(void)
-{
-	int last_old, last_aged, old, aged;
-
-	old = round_sim(false, &last_old);
-	aged = round_sim(true, &last_aged);
-
-	printf("# %d cookies: %d not run in 30 s with the guard before this one (last first run at %d ms), %d with it (%d ms)\n",
-	       RS_N, old, last_old, aged, last_aged);
-	fflush(stdout); /* the test runs in a child that ends with _exit */
-	/* The scenario starves some with the word's longest waiter alone... */
-	CHECK(old > 0, "every cookie ran with the old guard: nothing to show");
-	/* ...and every cookie runs within a round or so with this one. */
-	CHECK(aged == 0 && last_aged < 20000,
-	      "%d cookies did not run, the last first run at %d ms", aged,
-	      last_aged);
-	return true;
-}
-
 /*
  * The untagged work (U) far ahead of the clock among RESCUE_N cookies that
  * run, sleep and come back (cs_wake_vtime) all the time, one run per step:
@@ -1506,7 +1324,7 @@ static int rescue_sim(bool guard)
 			queued[i] = true;
 		}
 		if (guard && cs_rescue_due(step, 0, RESCUE_WAIT))
-			vt_u = cs_untagged_rescue_vtime(vt_u, vnow, lag);
+			vt_u = cs_rescue_vtime(vt_u, vnow, lag);
 		for (i = 0; i < RESCUE_N; i++)
 			if (queued[i] && (best < 0 || vt[i] < vt[best]))
 				best = i;
@@ -1541,10 +1359,9 @@ static bool test_policy_rescue_starved(void)
  * The tagged cookies' guard (CS_COOKIE_MAX_WAIT_NS): cookies L (weight 1)
  * and H (weight 10000), both always queued, one core, 5 ms slices: the
  * cookie with the lower vtime runs a slice and is charged it at its
- * weight. FLOOR_GUARD: L is rescued (cs_aged_rescue_vtime) once it has
- * waited past the guard since its last start, and again each time the
- * bound passes while it still waits; FLOOR_NOOP: the guard fires but its
- * rescue moves nothing (the test must tell). Returns L's longest
+ * weight. FLOOR_GUARD: L is rescued (cs_rescue_vtime) once it waited past
+ * the guard since its last start or rescue; FLOOR_NOOP: the guard fires
+ * but its rescue moves nothing (the test must tell). Returns L's longest
  * wait between two runs, in ms over 120 s.
  */
 enum floor_mode { FLOOR_NONE, FLOOR_GUARD, FLOOR_NOOP };
@@ -1553,17 +1370,13 @@ static __u64 floor_sim(enum floor_mode mode)
 {
 	const __u64 ms = 1000000, slice = 5 * ms, lag = 20 * ms;
 	__u64 vt_l = 0, vt_h = 0, vnow = 0, since = 0, ran = 0, worst = 0, t;
-	__u64 rescued = 0;
 
 	for (t = 0; t < 120000 * ms; t += slice) {
 		if (mode != FLOOR_NONE &&
-		    cs_rescue_due(t, since, CS_COOKIE_MAX_WAIT_NS) &&
-		    cs_rescue_due(t, rescued, CS_COOKIE_MAX_WAIT_NS)) {
+		    cs_rescue_due(t, since, CS_COOKIE_MAX_WAIT_NS)) {
 			if (mode == FLOOR_GUARD)
-				vt_l = cs_aged_rescue_vtime(
-					vt_l, vnow, lag,
-					t - since - CS_COOKIE_MAX_WAIT_NS);
-			rescued = t;
+				vt_l = cs_rescue_vtime(vt_l, vnow, lag);
+			since = t; /* its wait is counted again */
 		}
 		if (vt_l < vt_h) {
 			if (t - ran > worst)
@@ -1946,8 +1759,6 @@ int main(void)
 	RUN(policy_wake_wave);
 	RUN(policy_rescue_vtime);
 	RUN(policy_rescue_starved);
-	RUN(policy_aged_rescue_vtime);
-	RUN(policy_rescue_round);
 	RUN(policy_weight_floor);
 	RUN(policy_task_floor);
 	RUN(task_cookie_no_digit_runs);
