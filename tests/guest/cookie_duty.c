@@ -48,10 +48,7 @@
 #define CD_MAX_TASKS 65536
 #define CD_SPAWNERS 8 /* processes that fork the cookies */
 
-/*
- * Shared by every task: how many started, stop, cookies that failed and
- * the tasks they would have had, and each task's runs.
- */
+/* One task's figures (write_runs prints them). */
 struct task_log {
 	unsigned long runs; /* busy periods that ended in time */
 	long long first_ns; /* its first timestamp after the go, since the go */
@@ -59,6 +56,10 @@ struct task_log {
 	long long cpu_ns; /* CPU time from its wait for the go to its exit */
 };
 
+/*
+ * Shared by every task: how many started, stop, cookies that failed and
+ * the tasks they would have had, and each task's figures.
+ */
 struct board {
 	int started, go, stop, failed, failed_tasks;
 	long long go_at; /* when they went */
