@@ -429,6 +429,9 @@ void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
 			if (slot == 0)
 				untagged_seen(tctx ? tctx->enq_at :
 						     bpf_ktime_get_ns());
+			else if (slot == CS_SLOT_EXCL)
+				excl_seen(tctx ? tctx->enq_at :
+						 bpf_ktime_get_ns());
 		}
 		p->scx.dsq_vtime = vt;
 		if (tctx && tctx->qslot != slot) {
@@ -486,6 +489,8 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 		untagged_seen(now);
 	else if (cs_tagged(slot))
 		cookie_seen(slot, now);
+	else if (slot == CS_SLOT_EXCL)
+		excl_seen(now);
 	if (vtime_ordered(slot)) {
 		if (p->scx.dsq_vtime > *tvnow_of(slot))
 			*tvnow_of(slot) = p->scx.dsq_vtime;
@@ -730,6 +735,13 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(cs_init)
 	slot_table_init();
 	cs_low_bit_table(low_bit_tbl);
 	untagged_since = bpf_ktime_get_ns();
+	excl_since = untagged_since;
+	/* Far above 0, where rescues would stop and tie (CS_VTIME_BASE). */
+	vnow = CS_VTIME_BASE;
+	*vtime_of(0) = vnow;
+	*vseen_of(0) = vnow;
+	excl_vt = vnow;
+	*vseen_of(CS_SLOT_EXCL) = vnow;
 	set_live(0, true);
 	bpf_for(i, 0, CS_NR_SLOTS) {
 		ret = cs_create_dsq(i);

@@ -78,18 +78,44 @@ static void untagged_seen(u64 now)
 }
 
 /*
- * Lower slot @s's vtime below the wake floor (cs_rescue_vtime): 1 if this
- * did it, 0 if it was that low already (something else holds the slot
- * back), -1 if every CPU's charges landing at once beat each try.
+ * A lower bound on the vtimes of the tagged cookies and the overflow
+ * queue with tasks queued (the words' bounds, as the pick reads them), ~0
+ * if none: what a rescue of the untagged work goes below.
  */
-static int rescue_vtime(u32 s)
+static u64 lowest_queued_vtime(void)
 {
-	u64 *vt = vtime_of(s), v, nv;
+	u64 low = ~0ULL, b;
+	s32 k;
+
+	bpf_for(k, 0, CS_LIVE_WORDS) {
+		b = cs_qb_bound(
+			*(volatile u64 *)&queued_bound[k & (CS_LIVE_TBL - 1)]);
+		if (b < low)
+			low = b;
+	}
+	if (cs_nr_queued(DSQ_EXCL) > 0 && excl_vt < low)
+		low = excl_vt;
+	return low;
+}
+
+/*
+ * Lower slot @s's vtime below the wake floor: a tagged slot (or the
+ * overflow queue) @over ns past its bound (cs_aged_rescue_vtime), the
+ * untagged work below every queued one (cs_untagged_rescue_vtime). 1 if
+ * this did it, 0 if it was that low already (something else holds the
+ * slot back), -1 if every CPU's charges landing at once beat each try.
+ */
+static int rescue_vtime(u32 s, u64 over)
+{
+	u64 *vt = vt_ptr(s), v, nv, low = s ? 0 : lowest_queued_vtime();
 	int i;
 
+	if (!vt)
+		return 0;
 	bpf_for(i, 0, CS_RESCUE_TRIES) {
 		v = *(volatile u64 *)vt;
-		nv = cs_rescue_vtime(v, vnow, 4 * grace_ns);
+		nv = s ? cs_aged_rescue_vtime(v, vnow, 4 * grace_ns, over) :
+			 cs_untagged_rescue_vtime(v, vnow, 4 * grace_ns, low);
 		if (nv == v)
 			return 0;
 		if (__sync_val_compare_and_swap(vt, v, nv) == v)
@@ -100,11 +126,12 @@ static int rescue_vtime(u32 s)
 
 /*
  * From ops.tick: untagged work queued and not started for
- * CS_UNTAGGED_MAX_WAIT_NS gets its vtime lowered (cs_rescue_vtime; one CPU
- * does it, the one whose compare-and-swap of untagged_since wins, and it
- * counts the rescue). Example: 4,097 cookies queued, the untagged work 30
- * ms of vtime ahead of the clock, its last run 1 s ago: the next tick
- * lowers it to vnow - 4 graces - 1 ns; the ticks that follow see it as the
+ * CS_UNTAGGED_MAX_WAIT_NS gets its vtime lowered (cs_untagged_rescue_vtime;
+ * one CPU does it, the one whose compare-and-swap of untagged_since wins,
+ * and it counts the rescue). Example: 4,097 cookies queued, the untagged
+ * work 30 ms of vtime ahead of the clock, its last run 1 s ago, the
+ * lowest rescued cookie 6 ms below vnow - 4 graces: the next tick lowers
+ * it just below that cookie; the ticks that follow see it as the
  * most deserving and hand cores over where it is due (due_here), and its
  * own charges put it back in line.
  */
@@ -117,7 +144,7 @@ static void untagged_guard(s32 cpu)
 	    cs_nr_queued(0) <= 0 ||
 	    __sync_val_compare_and_swap(&untagged_since, at, now) != at)
 		return;
-	done = rescue_vtime(0);
+	done = rescue_vtime(0, 0);
 	if (done > 0)
 		cpu_stat(cpu)->untagged_rescues++;
 	else if (done < 0) /* the next tick tries again */
@@ -138,15 +165,21 @@ static void untagged_guard(s32 cpu)
  * second on all four CPUs, would give A its next turn seconds later, and
  * far later with more of B's CPUs or a longer turn. At 1 s after A's last
  * start the guard's look at A's word finds it waited past the bound: A's
- * vtime goes to vnow - 4 graces - 1 ns, a tick of a core running B hands
- * that core over to A, and A waits another second after its turn.
+ * vtime goes to vnow - 4 graces - 1 ns, less a microsecond per
+ * millisecond past the bound (cs_aged_rescue_vtime), a tick of a core
+ * running B hands that core over to A, and A waits another second after
+ * its turn.
  * (Seen on 2x2: about one rescue a second, each waiting 1,000-1,010 ms.)
  *
  * The bound is per cookie, not per task: a task of a cookie whose other
  * tasks keep starting may still wait on the vtime order alone. And a
  * cookie that keeps a core through slice renewals (no ops.running) while
  * another of its tasks, bound elsewhere, stays queued is rescued once a
- * second as it runs: the rescue drops its debt, which helps that task.
+ * second as it runs (slot_rescued): the rescue drops its debt, which
+ * helps that task. A rescue does not restart the wait, so when thousands
+ * of cookies wait past the bound (a turn coming round once in many
+ * seconds), each is rescued again a second after the last time, lower
+ * the longer it waited, and they are served oldest first.
  */
 u64 starve_scan_at; /* the guard's last look */
 u32 starve_word; /* the queued_mask word it looks at next */
@@ -157,19 +190,48 @@ static void cookie_seen(u16 s, u64 now)
 	guard_seen(&slot_since[CS_SLOT_IDX(s)], now);
 }
 
+/* The overflow queue's since and last rescue, as slot_since's. */
+u64 excl_since, excl_rescued;
+
+/* A task of the overflow queue starts, or is queued from none. */
+static void excl_seen(u64 now)
+{
+	guard_seen(&excl_since, now);
+}
+
 /*
- * The queued slot of queued_mask word @k that waited longest, past
- * CS_COOKIE_MAX_WAIT_NS; CS_SLOT_NONE if none did.
+ * The overflow queue (cookies that found no slot) is guarded as a tagged
+ * cookie is; without it, at 4,097 cookies with thousands rescued at
+ * once, its task waited 40 s.
  */
-static u32 starved_in_word(u32 k, u64 now)
+static void excl_guard(s32 cpu, u64 now)
+{
+	u64 since = *(volatile u64 *)&excl_since;
+
+	if (cs_nr_queued(DSQ_EXCL) <= 0 ||
+	    !cs_rescue_due(now, since, CS_COOKIE_MAX_WAIT_NS) ||
+	    !cs_rescue_due(now, excl_rescued, CS_COOKIE_MAX_WAIT_NS))
+		return;
+	if (rescue_vtime(CS_SLOT_EXCL, now - since - CS_COOKIE_MAX_WAIT_NS) <=
+	    0)
+		return;
+	excl_rescued = now;
+	cpu_stat(cpu)->cookie_rescues++;
+}
+
+/*
+ * Rescue every queued slot of queued_mask word @k that waited past
+ * CS_COOKIE_MAX_WAIT_NS and was not rescued in the last one
+ * (cs_aged_rescue_vtime); returns how many.
+ */
+static u32 rescue_word(u32 k, u64 now)
 {
 	u64 bits = *(volatile u64 *)&queued_mask[slot_word(k * 64)];
-	u64 oldest = now;
-	u32 found = CS_SLOT_NONE;
+	u32 n = 0;
 	s32 j;
 
 	bpf_for(j, 0, 64) {
-		u64 since;
+		u64 since, *at;
 		u32 i;
 
 		if (!bits)
@@ -179,32 +241,38 @@ static u32 starved_in_word(u32 k, u64 now)
 		if (i >= CS_NR_SLOTS || i == 0)
 			continue;
 		since = *(volatile u64 *)&slot_since[CS_SLOT_IDX(i)];
-		if (*(volatile s32 *)&slot_qcnt[CS_SLOT_IDX(i)] > 0 &&
-		    cs_rescue_due(now, since, CS_COOKIE_MAX_WAIT_NS) &&
-		    since < oldest) {
-			oldest = since;
-			found = i;
-		}
+		at = &slot_rescued[CS_SLOT_IDX(i)];
+		if (*(volatile s32 *)&slot_qcnt[CS_SLOT_IDX(i)] <= 0 ||
+		    !cs_rescue_due(now, since, CS_COOKIE_MAX_WAIT_NS) ||
+		    !cs_rescue_due(now, *at, CS_COOKIE_MAX_WAIT_NS))
+			continue;
+		/* Lost races: the next look tries again (its wait goes on). */
+		if (rescue_vtime(i, now - since - CS_COOKIE_MAX_WAIT_NS) <= 0)
+			continue;
+		*at = now;
+		queued_mark(i, true); /* its word's bound goes down with it */
+		n++;
 	}
-	return found;
+	return n;
 }
 
 /*
  * From ops.tick, at most once per CS_STARVE_SCAN_NS over all CPUs (the
  * one whose compare-and-swap of starve_scan_at wins): look at the next
- * word of queued_mask with any bit set and rescue its longest waiter.
+ * word of queued_mask with any bit set and rescue every cookie there that
+ * is overdue (rescue_word), and the overflow queue if it is (excl_guard).
  */
 __attribute__((noinline)) int cookie_guard(s32 cpu)
 {
 	u64 now = bpf_ktime_get_ns(), at = starve_scan_at;
-	u32 k = starve_word, s;
+	u32 k = starve_word;
 	bool found = false;
-	int done;
 	s32 n;
 
 	if (now - at < CS_STARVE_SCAN_NS ||
 	    __sync_val_compare_and_swap(&starve_scan_at, at, now) != at)
 		return 0;
+	excl_guard(cpu, now);
 	bpf_for(n, 0, CS_LIVE_WORDS) {
 		if (k >= CS_LIVE_WORDS)
 			k = 0;
@@ -217,18 +285,7 @@ __attribute__((noinline)) int cookie_guard(s32 cpu)
 	if (!found) /* no tagged cookie queued */
 		return 0;
 	starve_word = k + 1;
-	s = starved_in_word(k, now);
-	if (s >= CS_NR_SLOTS)
-		return 0;
-	at = slot_since[CS_SLOT_IDX(s)];
-	slot_since[CS_SLOT_IDX(s)] = now; /* its wait is counted again */
-	done = rescue_vtime(s);
-	if (done > 0) {
-		queued_mark(s, true); /* its word's bound goes down with it */
-		cpu_stat(cpu)->cookie_rescues++;
-	} else if (done < 0) { /* the next look tries again */
-		slot_since[CS_SLOT_IDX(s)] = at;
-	}
+	cpu_stat(cpu)->cookie_rescues += rescue_word(k, now);
 	return 0;
 }
 

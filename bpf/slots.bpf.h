@@ -42,6 +42,8 @@ s32 slot_qcnt[CS_SLOT_TBL]; /* its tasks queued: enqueued, not yet run */
  * since when its queued tasks wait (the tagged cookies' guard, guard.bpf.h).
  */
 u64 slot_since[CS_SLOT_TBL];
+/* When the guard last lowered each slot: at most once per bound. */
+u64 slot_rescued[CS_SLOT_TBL];
 u8 low_bit_tbl[64]; /* cs_low_bit_table(), filled by cs_init */
 
 /* The lowest set bit of @x (not 0), through low_bit_tbl. */
@@ -136,6 +138,7 @@ static u16 slot_acquire(u64 cookie)
 		*vseen_of(s) = vnow;
 		*tvnow_of(s) = 0;
 		*wsum_of(s) = 0;
+		slot_rescued[CS_SLOT_IDX(s)] = 0; /* the last owner's rescues */
 		set_live(s, true);
 		slot_publish(cookie, s);
 	}

@@ -764,9 +764,10 @@ static inline __u64 cs_wake_vtime(__u64 vt, __u64 vnow, __u64 vseen,
  * kworker 40 s, and the kernel's watchdog (30 s) ejected the scheduler.
  * So when untagged work has been queued for @max_wait without starting
  * anywhere (cs_rescue_due), its vtime is lowered below anything a queued
- * cookie can hold (cs_rescue_vtime), and the next ticks hand cores over
- * to it by the usual rules. CS_UNTAGGED_MAX_WAIT_NS is far below the
- * watchdog's 30 s and far above an untagged turn under any sane load.
+ * cookie can hold (cs_untagged_rescue_vtime), and the next ticks hand
+ * cores over to it by the usual rules. CS_UNTAGGED_MAX_WAIT_NS is far
+ * below the watchdog's 30 s and far above an untagged turn under any sane
+ * load.
  */
 #define CS_UNTAGGED_MAX_WAIT_NS (1000ULL * 1000 * 1000)
 
@@ -779,17 +780,19 @@ static inline __u64 cs_wake_vtime(__u64 vt, __u64 vnow, __u64 vseen,
  * loader switched SMT off (tests/guest/closed.sh, stranded tasks). So a
  * cookie with tasks queued that has not started one for
  * CS_COOKIE_MAX_WAIT_NS is rescued as the untagged work is
- * (cs_rescue_vtime). The wait counts from the cookie's last start, so
- * any cookie whose turn comes less than once a second reaches it: a
+ * (cs_aged_rescue_vtime). The wait counts from the cookie's last start,
+ * so any cookie whose turn comes less than once a second reaches it: a
  * weight 200 times below a busy one's (a second over a 5 ms slice), or
  * hundreds of busy cookies a core. The guard looks at one word of 64
- * queued slots each CS_STARVE_SCAN_NS, the words in turn, and rescues the
- * one there that waited longest: at most 100 rescues a second, and among
- * 4,097 cookies (CS_LIVE_WORDS, 65 words) each word is looked at every
- * 650 ms. So it bounds the wait of a few starved cookies; with m cookies
- * in each of K words that all wait past it, the last waits about
- * m * K * 10 ms (42 s at 64 * 65): at that scale it ages the vtime
- * order, and bounds nothing (README, Limits (cookies)).
+ * queued slots each CS_STARVE_SCAN_NS, the words in turn, and rescues
+ * every cookie there that waited past the bound, the longer the wait the
+ * lower its vtime; among 4,097 cookies (CS_LIVE_WORDS, 65 words) each
+ * word is looked at every 650 ms. A rescue does not restart the wait, so
+ * a cookie still waiting a second later goes lower again (about 1 ms of
+ * vtime per further second, at most CS_RESCUE_CREDIT_MAX below the plain
+ * rescue). When thousands wait past the bound, they are served oldest
+ * first; the bound is then the time a round over them takes, not a
+ * second (README, Limits (cookies)).
  */
 #define CS_COOKIE_MAX_WAIT_NS (1000ULL * 1000 * 1000)
 #define CS_STARVE_SCAN_NS (10ULL * 1000 * 1000)
@@ -858,6 +861,84 @@ static inline __u64 cs_rescue_vtime(__u64 vt, __u64 vnow, __u64 lag)
 
 	return vt < lo ? vt : lo;
 }
+
+/*
+ * How far past CS_COOKIE_MAX_WAIT_NS a rescued cookie's wait still earns
+ * it credit (cs_aged_rescue_vtime): 64 s, twice the kernel watchdog's
+ * 30 s, so that no wait the scheduler survives reaches it. The credit
+ * then stops at 64 s / 1,024, 62.5 ms of vtime.
+ */
+#define CS_RESCUE_OVER_MAX_NS (64ULL * 1000 * 1000 * 1000)
+
+/* The most credit a rescued tagged cookie gets. */
+#define CS_RESCUE_CREDIT_MAX (CS_RESCUE_OVER_MAX_NS >> 10)
+
+/*
+ * The vtime of a tagged cookie the guard rescues @over ns after its wait
+ * passed CS_COOKIE_MAX_WAIT_NS: cs_rescue_vtime() less a microsecond (1,024
+ * ns) per millisecond (1,024 us) of @over, at most CS_RESCUE_CREDIT_MAX
+ * less. When many cookies wait past the bound at once (thousands sharing
+ * a few cores, each turn taking seconds to come round), the guard lowers
+ * them all and they are then served oldest first: a round. Rescued at one
+ * vtime, they went in the order of their vtimes again, and those a few
+ * charges above the rest (back from a burst, up to four graces ahead)
+ * waited through round after round. The credit must not stop at a wait
+ * the scheduler can live through: cookies past such a stop tie, the
+ * clock stands still below them, the pick takes the lowest slot of a tie,
+ * and high slots starve (with the credit stopped at a lag, a 4 ms lag
+ * left 2,646 of 4,097 cookies on 4 cores unserved for 120 s in the host
+ * model, policy_rescue_round). For the same reason the clock starts at
+ * CS_VTIME_BASE, not 0, where every rescue would stop. Worked example,
+ * lag 20 ms, vnow 1 s: a cookie 1 s past the bound goes to 980 ms less
+ * 1 ns less 0.98 ms, one 5 s past it to 980 ms less 1 ns less 4.8 ms,
+ * and is served first. The credit is a thousandth of the wait in vtime,
+ * so in core time weight / 100 thousandths (a tenth at weight 10000): a
+ * rescued cookie gets back a small part of the share it missed.
+ */
+static inline __u64 cs_aged_rescue_vtime(__u64 vt, __u64 vnow, __u64 lag,
+					 __u64 over)
+{
+	__u64 lo = cs_rescue_vtime(vnow, vnow, lag), credit;
+
+	if (over > CS_RESCUE_OVER_MAX_NS)
+		over = CS_RESCUE_OVER_MAX_NS;
+	credit = over >> 10;
+
+	lo = lo > credit ? lo - credit : 0;
+	return vt < lo ? vt : lo;
+}
+
+/*
+ * The vtime of the untagged work the guard rescues: the plain rescue
+ * (cs_rescue_vtime), and below @low too, a lower bound on the vtimes of
+ * the tagged cookies and the overflow queue with tasks queued (~0 if
+ * none), so below every rescued one, so that kernel threads, the kernel
+ * watchdog's own worker among them, never wait behind a round of rescued
+ * cookies; no lower than that (its credit is core time its tasks then
+ * take from all the others). Worked example, lag 20 ms, vnow 1 s: with
+ * no cookie rescued, 980 ms less 1 ns; with one rescued to 975 ms, just
+ * below 975 ms (@low, a word's bound, is rounded down to 1,024 ns).
+ */
+static inline __u64 cs_untagged_rescue_vtime(__u64 vt, __u64 vnow, __u64 lag,
+					     __u64 low)
+{
+	__u64 v = cs_rescue_vtime(vt, vnow, lag);
+
+	if (low <= v)
+		v = low ? low - 1 : 0;
+	return v;
+}
+
+/*
+ * Where the cookies' clock (vnow) and the untagged work's and overflow
+ * queue's vtimes start at load: 2^40 ns (about 18 minutes of vtime), far
+ * above the deepest rescue (four graces of 1 s, the --grace-us maximum,
+ * plus CS_RESCUE_CREDIT_MAX below the clock). Started at 0, every rescue
+ * in the first seconds stopped at 0: rescued cookies tied there and the
+ * pick took the lowest slot of the tie (a review's model: 2,702 of 4,097
+ * never ran in 120 s).
+ */
+#define CS_VTIME_BASE (1ULL << 40)
 
 /*
  * Index of the lowest set bit of a non-zero word, without a branch on the

@@ -1292,6 +1292,269 @@ static bool test_policy_rescue_vtime(void)
 	return true;
 }
 
+/* cs_aged_rescue_vtime: the worked example, and the edges. */
+static bool test_policy_aged_rescue_vtime(void)
+{
+	const __u64 ms = 1000000, lag = 20 * ms, now = 1000 * ms;
+	__u64 over, low;
+
+	CHECK_EQ(cs_aged_rescue_vtime(~0ULL, now, lag, 1000 * ms),
+		 980 * ms - 1 - (1000 * ms >> 10));
+	CHECK_EQ(cs_aged_rescue_vtime(~0ULL, now, lag, 5000 * ms),
+		 980 * ms - 1 - (5000 * ms >> 10));
+	/* No wait past the bound: the plain rescue. */
+	CHECK_EQ(cs_aged_rescue_vtime(1250 * ms, now, lag, 0),
+		 cs_rescue_vtime(1250 * ms, now, lag));
+	/* At most CS_RESCUE_CREDIT_MAX lower; never raised; never below 0. */
+	CHECK_EQ(cs_aged_rescue_vtime(~0ULL, now, lag, 3600000 * ms),
+		 980 * ms - 1 - CS_RESCUE_CREDIT_MAX);
+	CHECK_EQ(cs_aged_rescue_vtime(~0ULL, now, lag, ~0ULL),
+		 980 * ms - 1 - CS_RESCUE_CREDIT_MAX);
+	CHECK_EQ(cs_aged_rescue_vtime(900 * ms, now, lag, 1000 * ms), 900 * ms);
+	CHECK_EQ(cs_aged_rescue_vtime(~0ULL, 10 * ms, lag, 1000 * ms), 0);
+	/*
+	 * The untagged work's rescue: the plain one with no cookie queued
+	 * below it, else just below the lowest queued (every tagged rescue),
+	 * never raised.
+	 */
+	CHECK_EQ(cs_untagged_rescue_vtime(~0ULL, now, lag, ~0ULL),
+		 980 * ms - 1);
+	CHECK_EQ(cs_untagged_rescue_vtime(~0ULL, now, lag, 990 * ms),
+		 980 * ms - 1);
+	CHECK_EQ(cs_untagged_rescue_vtime(~0ULL, now, lag, 975 * ms),
+		 975 * ms - 1);
+	CHECK(cs_untagged_rescue_vtime(~0ULL, now, lag,
+				       cs_aged_rescue_vtime(~0ULL, now, lag,
+							    ~0ULL)) <
+		      cs_aged_rescue_vtime(~0ULL, now, lag, ~0ULL),
+	      "untagged not below the oldest tagged rescue");
+	CHECK_EQ(cs_untagged_rescue_vtime(5, now, lag, 975 * ms), 5);
+	CHECK_EQ(cs_untagged_rescue_vtime(~0ULL, now, lag, 0), 0);
+	/*
+	 * From CS_VTIME_BASE, the deepest rescue (a 4 s lag, the --grace-us
+	 * maximum, and the whole credit) stays far above 0, where rescues
+	 * would tie.
+	 */
+	low = cs_aged_rescue_vtime(~0ULL, CS_VTIME_BASE, 4000 * ms,
+				   CS_RESCUE_OVER_MAX_NS);
+	CHECK(low < cs_aged_rescue_vtime(~0ULL, CS_VTIME_BASE, 4000 * ms,
+					 CS_RESCUE_OVER_MAX_NS - 100 * ms),
+	      "the deepest tagged rescue stopped at 0");
+	CHECK(cs_untagged_rescue_vtime(~0ULL, CS_VTIME_BASE, 4000 * ms, low) <
+			      low &&
+		      cs_untagged_rescue_vtime(~0ULL, CS_VTIME_BASE, 4000 * ms,
+					       low) > 0,
+	      "the untagged rescue below the deepest stopped at 0");
+	/*
+	 * The longer the wait, the lower, at any lag, up to
+	 * CS_RESCUE_OVER_MAX_NS: no tie below twice the watchdog's 30 s.
+	 */
+	for (over = 0; over < CS_RESCUE_OVER_MAX_NS; over += 100 * ms) {
+		CHECK(cs_aged_rescue_vtime(~0ULL, now, lag, over + 100 * ms) <
+			      cs_aged_rescue_vtime(~0ULL, now, lag, over),
+		      "over %llu ms", (unsigned long long)(over / ms));
+		CHECK(cs_aged_rescue_vtime(~0ULL, now, ms, over + 100 * ms) <
+			      cs_aged_rescue_vtime(~0ULL, now, ms, over),
+		      "lag 1 ms, over %llu ms",
+		      (unsigned long long)(over / ms));
+	}
+	return true;
+}
+
+/*
+ * Thousands of cookies past the guard's bound at once, as in
+ * tests/guest/cookies.sh: RS_N single-task cookies (RS_N / 64 + 1 words)
+ * on @cores cores that each start a run every RS_OCC ms (the rate of a
+ * TCG guest at 4,097 cookies: 300 a second), charged 2 ms of core time;
+ * a task sleeps 9 ms after its 1 ms run and comes back by cs_wake_vtime.
+ * At the go they all wake; each last ran during a start-up in which the
+ * clock moved RS_STARTUP ms, in the order of their slots, with a debt of
+ * up to 50 ms, so the last created come back up to four graces ahead of
+ * the clock and the first at the floor. Every 10 ms the guard looks at
+ * the next word with cookies queued. @aged: this guard (every cookie of
+ * the word past the bound and not rescued in the last second,
+ * cs_aged_rescue_vtime, the wait not restarted);
+ * otherwise the one before it (the word's longest waiter, at one vtime,
+ * its wait restarted). @cores cores (at most RS_MAX_CORES), a lag of @lag
+ * ms, @secs seconds. Fills *@r: the cookies that never ran, when the
+ * last first run came and the longest a cookie stayed queued (in ms, one
+ * still queued at the end counted to then).
+ */
+#define RS_N 4097
+#define RS_WORDS (RS_N / 64 + 1)
+#define RS_MAX_CORES 16
+#define RS_OCC 27
+#define RS_STARTUP 100
+
+struct rs_cookie {
+	__u64 vt, seen, since, rescued;
+	int wake_at, first;
+	bool queued;
+};
+
+struct rs_result {
+	int never, last, worst;
+};
+
+/* The first word from @word on with a cookie queued (as queued_mask). */
+static int rs_next_word(const struct rs_cookie *ck, int word)
+{
+	int k, i;
+
+	for (k = 0; k < RS_WORDS; k++, word = (word + 1) % RS_WORDS)
+		for (i = word * 64; i < RS_N && i < word * 64 + 64; i++)
+			if (ck[i].queued)
+				return word;
+	return word;
+}
+
+/* The guard's look at @word at @now (see round_sim). */
+static void rs_guard(struct rs_cookie *ck, int word, __u64 now, __u64 vnow,
+		     __u64 lag, bool aged)
+{
+	struct rs_cookie *best = NULL;
+	int i;
+
+	for (i = word * 64; i < RS_N && i < word * 64 + 64; i++) {
+		struct rs_cookie *c = &ck[i];
+
+		if (!c->queued ||
+		    !cs_rescue_due(now, c->since, CS_COOKIE_MAX_WAIT_NS))
+			continue;
+		if (!aged) {
+			if (!best || c->since < best->since)
+				best = c;
+			continue;
+		}
+		if (!cs_rescue_due(now, c->rescued, CS_COOKIE_MAX_WAIT_NS))
+			continue;
+		c->vt = cs_aged_rescue_vtime(c->vt, vnow, lag,
+					     now - c->since -
+						     CS_COOKIE_MAX_WAIT_NS);
+		c->rescued = now;
+	}
+	if (best) {
+		best->vt = cs_rescue_vtime(best->vt, vnow, lag);
+		best->since = now;
+	}
+}
+
+/* Wake the cookies due at @t (see round_sim). */
+static void rs_wake(struct rs_cookie *ck, int t, __u64 vnow, __u64 lag)
+{
+	int i;
+
+	for (i = 0; i < RS_N; i++) {
+		if (ck[i].wake_at != t)
+			continue;
+		ck[i].vt = cs_wake_vtime(ck[i].vt, vnow, ck[i].seen, lag, 100);
+		ck[i].queued = true;
+		ck[i].since = (__u64)t * 1000000;
+		ck[i].wake_at = -1;
+	}
+}
+
+static void round_sim(bool aged, int cores, int lag_ms, int secs,
+		      struct rs_result *r)
+{
+	static struct rs_cookie ck[RS_N];
+	const __u64 ms = 1000000, lag = lag_ms * ms, v0 = CS_VTIME_BASE;
+	__u64 vnow = v0 + RS_STARTUP * ms, rnd = 1;
+	int free_at[RS_MAX_CORES], t, i, c, word = 0;
+
+	*r = (struct rs_result){ 0 };
+	for (i = 0; i < RS_N; i++) {
+		rnd = rnd * 6364136223846793005ULL + 1442695040888963407ULL;
+		ck[i] = (struct rs_cookie){ .wake_at = -1, .first = -1 };
+		ck[i].seen = v0 + (__u64)RS_STARTUP * ms * i / RS_N;
+		ck[i].vt = ck[i].seen + (rnd >> 33) % (50 * ms);
+		ck[i].vt = cs_wake_vtime(ck[i].vt, vnow, ck[i].seen, lag, 100);
+		ck[i].queued = true;
+	}
+	for (c = 0; c < cores; c++)
+		free_at[c] = c * RS_OCC / cores;
+	for (t = 0; t < secs * 1000; t++) {
+		rs_wake(ck, t, vnow, lag);
+		if (t % 10 == 0) {
+			word = rs_next_word(ck, word);
+			rs_guard(ck, word, (__u64)t * ms, vnow, lag, aged);
+			word = (word + 1) % RS_WORDS;
+		}
+		for (c = 0; c < cores; c++) {
+			struct rs_cookie *b = NULL;
+
+			if (free_at[c] > t)
+				continue;
+			free_at[c] = t + RS_OCC;
+			for (i = 0; i < RS_N; i++)
+				if (ck[i].queued && (!b || ck[i].vt < b->vt))
+					b = &ck[i];
+			if (!b)
+				continue;
+			b->queued = false;
+			if (t - (int)(b->since / ms) > r->worst)
+				r->worst = t - (int)(b->since / ms);
+			if (b->vt > vnow)
+				vnow = b->vt;
+			b->seen = vnow;
+			b->vt += 2 * ms;
+			b->wake_at = t + 10;
+			if (b->first < 0)
+				b->first = r->last = t;
+		}
+	}
+	for (i = 0; i < RS_N; i++) {
+		r->never += ck[i].first < 0;
+		if (ck[i].queued && t - (int)(ck[i].since / ms) > r->worst)
+			r->worst = t - (int)(ck[i].since / ms);
+	}
+}
+
+/*
+ * The model at the test's settings (8 cores, a 20 ms lag, 30 s), then
+ * across lags (4, 20 and 80 ms: a grace of 1, 5 and 20 ms) and core
+ * counts (4, 8, 16) over 120 s, where the rescued cookies' order must
+ * have no ties: with a credit that stopped at a lag, a 4 ms lag starved
+ * 1,417 cookies and 4 cores over 120 s 297.
+ */
+static bool test_policy_rescue_round(void)
+{
+	static const int lags[] = { 4, 20, 80 }, cores[] = { 4, 8, 16 };
+	struct rs_result old, aged;
+	int l, c;
+
+	round_sim(false, 8, 20, 30, &old);
+	round_sim(true, 8, 20, 30, &aged);
+	printf("# %d cookies, 8 cores, 30 s: %d not run with the guard before this one (last first run at %d ms, longest wait %d ms), %d with it (%d ms, %d ms)\n",
+	       RS_N, old.never, old.last, old.worst, aged.never, aged.last,
+	       aged.worst);
+	fflush(stdout); /* the test runs in a child that ends with _exit */
+	/* The scenario starves some with the word's longest waiter alone... */
+	CHECK(old.never > 0,
+	      "every cookie ran with the old guard: nothing to show");
+	/* ...and every cookie runs within a round or so with this one. */
+	CHECK(aged.never == 0 && aged.last < 20000,
+	      "%d cookies did not run, the last first run at %d ms", aged.never,
+	      aged.last);
+	for (l = 0; l < ARRAY_SIZE(lags); l++)
+		for (c = 0; c < ARRAY_SIZE(cores); c++) {
+			round_sim(true, cores[c], lags[l], 120, &aged);
+			printf("# lag %d ms, %d cores, 120 s: %d not run, longest wait %d ms\n",
+			       lags[l], cores[c], aged.never, aged.worst);
+			fflush(stdout);
+			/*
+			 * A round over RS_N takes RS_N * RS_OCC / cores ms (28 s
+			 * on 4): no cookie waits much more than one.
+			 */
+			CHECK(aged.never == 0 &&
+				      aged.worst <
+					      RS_N * RS_OCC / cores[c] + 3000,
+			      "lag %d ms, %d cores: %d not run, longest wait %d ms",
+			      lags[l], cores[c], aged.never, aged.worst);
+		}
+	return true;
+}
+
 /*
  * The untagged work (U) far ahead of the clock among RESCUE_N cookies that
  * run, sleep and come back (cs_wake_vtime) all the time, one run per step:
@@ -1323,8 +1586,14 @@ static int rescue_sim(bool guard)
 			vt[i] = cs_wake_vtime(vt[i], vnow, seen[i], lag, 100);
 			queued[i] = true;
 		}
-		if (guard && cs_rescue_due(step, 0, RESCUE_WAIT))
-			vt_u = cs_rescue_vtime(vt_u, vnow, lag);
+		if (guard && cs_rescue_due(step, 0, RESCUE_WAIT)) {
+			__u64 low = ~0ULL;
+
+			for (i = 0; i < RESCUE_N; i++)
+				if (queued[i] && vt[i] < low)
+					low = vt[i];
+			vt_u = cs_untagged_rescue_vtime(vt_u, vnow, lag, low);
+		}
 		for (i = 0; i < RESCUE_N; i++)
 			if (queued[i] && (best < 0 || vt[i] < vt[best]))
 				best = i;
@@ -1359,9 +1628,10 @@ static bool test_policy_rescue_starved(void)
  * The tagged cookies' guard (CS_COOKIE_MAX_WAIT_NS): cookies L (weight 1)
  * and H (weight 10000), both always queued, one core, 5 ms slices: the
  * cookie with the lower vtime runs a slice and is charged it at its
- * weight. FLOOR_GUARD: L is rescued (cs_rescue_vtime) once it waited past
- * the guard since its last start or rescue; FLOOR_NOOP: the guard fires
- * but its rescue moves nothing (the test must tell). Returns L's longest
+ * weight. FLOOR_GUARD: L is rescued (cs_aged_rescue_vtime) once it has
+ * waited past the guard since its last start, and again each time the
+ * bound passes while it still waits; FLOOR_NOOP: the guard fires but its
+ * rescue moves nothing (the test must tell). Returns L's longest
  * wait between two runs, in ms over 120 s.
  */
 enum floor_mode { FLOOR_NONE, FLOOR_GUARD, FLOOR_NOOP };
@@ -1370,13 +1640,17 @@ static __u64 floor_sim(enum floor_mode mode)
 {
 	const __u64 ms = 1000000, slice = 5 * ms, lag = 20 * ms;
 	__u64 vt_l = 0, vt_h = 0, vnow = 0, since = 0, ran = 0, worst = 0, t;
+	__u64 rescued = 0;
 
 	for (t = 0; t < 120000 * ms; t += slice) {
 		if (mode != FLOOR_NONE &&
-		    cs_rescue_due(t, since, CS_COOKIE_MAX_WAIT_NS)) {
+		    cs_rescue_due(t, since, CS_COOKIE_MAX_WAIT_NS) &&
+		    cs_rescue_due(t, rescued, CS_COOKIE_MAX_WAIT_NS)) {
 			if (mode == FLOOR_GUARD)
-				vt_l = cs_rescue_vtime(vt_l, vnow, lag);
-			since = t; /* its wait is counted again */
+				vt_l = cs_aged_rescue_vtime(
+					vt_l, vnow, lag,
+					t - since - CS_COOKIE_MAX_WAIT_NS);
+			rescued = t;
 		}
 		if (vt_l < vt_h) {
 			if (t - ran > worst)
@@ -1759,6 +2033,8 @@ int main(void)
 	RUN(policy_wake_wave);
 	RUN(policy_rescue_vtime);
 	RUN(policy_rescue_starved);
+	RUN(policy_aged_rescue_vtime);
+	RUN(policy_rescue_round);
 	RUN(policy_weight_floor);
 	RUN(policy_task_floor);
 	RUN(task_cookie_no_digit_runs);
