@@ -430,8 +430,8 @@ void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
 				untagged_seen(tctx ? tctx->enq_at :
 						     bpf_ktime_get_ns());
 			else if (slot == CS_SLOT_EXCL)
-				excl_seen(tctx ? tctx->enq_at :
-						 bpf_ktime_get_ns());
+				cookie_seen(slot, tctx ? tctx->enq_at :
+							 bpf_ktime_get_ns());
 		}
 		p->scx.dsq_vtime = vt;
 		if (tctx && tctx->qslot != slot) {
@@ -487,10 +487,8 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 	}
 	if (slot == 0)
 		untagged_seen(now);
-	else if (cs_tagged(slot))
+	else if (cs_tagged(slot) || slot == CS_SLOT_EXCL)
 		cookie_seen(slot, now);
-	else if (slot == CS_SLOT_EXCL)
-		excl_seen(now);
 	if (vtime_ordered(slot)) {
 		if (p->scx.dsq_vtime > *tvnow_of(slot))
 			*tvnow_of(slot) = p->scx.dsq_vtime;
@@ -735,7 +733,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(cs_init)
 	slot_table_init();
 	cs_low_bit_table(low_bit_tbl);
 	untagged_since = bpf_ktime_get_ns();
-	excl_since = untagged_since;
+	slot_since[CS_SLOT_IDX(CS_SLOT_EXCL)] = untagged_since;
 	/* Far above 0, where rescues would stop and tie (CS_VTIME_BASE). */
 	vnow = CS_VTIME_BASE;
 	*vtime_of(0) = vnow;

@@ -184,45 +184,39 @@ static void untagged_guard(s32 cpu)
 u64 starve_scan_at; /* the guard's last look */
 u32 starve_word; /* the queued_mask word it looks at next */
 
-/* A task of tagged slot @s starts (ops.running). */
+/*
+ * A task of tagged slot @s, or of the overflow queue (CS_SLOT_EXCL, whose
+ * since and last rescue sit in the per-slot tables at an index no real
+ * slot has, as its other clocks do), starts; or the overflow queue is
+ * queued from none.
+ */
 static void cookie_seen(u16 s, u64 now)
 {
 	guard_seen(&slot_since[CS_SLOT_IDX(s)], now);
 }
 
-/* The overflow queue's since and last rescue, as slot_since's. */
-u64 excl_since, excl_rescued;
-
-/* A task of the overflow queue starts, or is queued from none. */
-static void excl_seen(u64 now)
-{
-	guard_seen(&excl_since, now);
-}
-
 /*
- * The overflow queue (cookies that found no slot) is guarded as a tagged
- * cookie is; without it, at 4,097 cookies with thousands rescued at
- * once, its task waited 40 s.
+ * Slot @s (or the overflow queue) has tasks queued: if its wait passed
+ * CS_COOKIE_MAX_WAIT_NS and it was not rescued in the last one, lower its
+ * vtime (cs_aged_rescue_vtime). True if this did it; a lost race leaves
+ * it to the next look (its wait goes on).
  */
-static void excl_guard(s32 cpu, u64 now)
+static bool rescue_overdue(u32 s, u64 now)
 {
-	u64 since = *(volatile u64 *)&excl_since;
+	u64 since = *(volatile u64 *)&slot_since[CS_SLOT_IDX(s)];
+	u64 *at = &slot_rescued[CS_SLOT_IDX(s)];
 
-	if (cs_nr_queued(DSQ_EXCL) <= 0 ||
-	    !cs_rescue_due(now, since, CS_COOKIE_MAX_WAIT_NS) ||
-	    !cs_rescue_due(now, excl_rescued, CS_COOKIE_MAX_WAIT_NS))
-		return;
-	if (rescue_vtime(CS_SLOT_EXCL, now - since - CS_COOKIE_MAX_WAIT_NS) <=
-	    0)
-		return;
-	excl_rescued = now;
-	cpu_stat(cpu)->cookie_rescues++;
+	if (!cs_rescue_due(now, since, CS_COOKIE_MAX_WAIT_NS) ||
+	    !cs_rescue_due(now, *at, CS_COOKIE_MAX_WAIT_NS) ||
+	    rescue_vtime(s, now - since - CS_COOKIE_MAX_WAIT_NS) <= 0)
+		return false;
+	*at = now;
+	return true;
 }
 
 /*
- * Rescue every queued slot of queued_mask word @k that waited past
- * CS_COOKIE_MAX_WAIT_NS and was not rescued in the last one
- * (cs_aged_rescue_vtime); returns how many.
+ * Rescue every queued slot of queued_mask word @k that is overdue
+ * (rescue_overdue); returns how many.
  */
 static u32 rescue_word(u32 k, u64 now)
 {
@@ -231,25 +225,16 @@ static u32 rescue_word(u32 k, u64 now)
 	s32 j;
 
 	bpf_for(j, 0, 64) {
-		u64 since, *at;
 		u32 i;
 
 		if (!bits)
 			break;
 		i = k * 64 + low_bit(bits);
 		bits &= bits - 1;
-		if (i >= CS_NR_SLOTS || i == 0)
+		if (i >= CS_NR_SLOTS || i == 0 ||
+		    *(volatile s32 *)&slot_qcnt[CS_SLOT_IDX(i)] <= 0 ||
+		    !rescue_overdue(i, now))
 			continue;
-		since = *(volatile u64 *)&slot_since[CS_SLOT_IDX(i)];
-		at = &slot_rescued[CS_SLOT_IDX(i)];
-		if (*(volatile s32 *)&slot_qcnt[CS_SLOT_IDX(i)] <= 0 ||
-		    !cs_rescue_due(now, since, CS_COOKIE_MAX_WAIT_NS) ||
-		    !cs_rescue_due(now, *at, CS_COOKIE_MAX_WAIT_NS))
-			continue;
-		/* Lost races: the next look tries again (its wait goes on). */
-		if (rescue_vtime(i, now - since - CS_COOKIE_MAX_WAIT_NS) <= 0)
-			continue;
-		*at = now;
 		queued_mark(i, true); /* its word's bound goes down with it */
 		n++;
 	}
@@ -260,7 +245,7 @@ static u32 rescue_word(u32 k, u64 now)
  * From ops.tick, at most once per CS_STARVE_SCAN_NS over all CPUs (the
  * one whose compare-and-swap of starve_scan_at wins): look at the next
  * word of queued_mask with any bit set and rescue every cookie there that
- * is overdue (rescue_word), and the overflow queue if it is (excl_guard).
+ * is overdue (rescue_word), and the overflow queue if it is.
  */
 __attribute__((noinline)) int cookie_guard(s32 cpu)
 {
@@ -272,7 +257,13 @@ __attribute__((noinline)) int cookie_guard(s32 cpu)
 	if (now - at < CS_STARVE_SCAN_NS ||
 	    __sync_val_compare_and_swap(&starve_scan_at, at, now) != at)
 		return 0;
-	excl_guard(cpu, now);
+	/*
+	 * The overflow queue (cookies that found no slot), as a cookie; without
+	 * it, at 4,097 cookies with thousands rescued at once, its task waited
+	 * 40 s.
+	 */
+	if (cs_nr_queued(DSQ_EXCL) > 0 && rescue_overdue(CS_SLOT_EXCL, now))
+		cpu_stat(cpu)->cookie_rescues++;
 	bpf_for(n, 0, CS_LIVE_WORDS) {
 		if (k >= CS_LIVE_WORDS)
 			k = 0;

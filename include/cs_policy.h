@@ -898,14 +898,9 @@ static inline __u64 cs_rescue_vtime(__u64 vt, __u64 vnow, __u64 lag)
 static inline __u64 cs_aged_rescue_vtime(__u64 vt, __u64 vnow, __u64 lag,
 					 __u64 over)
 {
-	__u64 lo = cs_rescue_vtime(vnow, vnow, lag), credit;
-
 	if (over > CS_RESCUE_OVER_MAX_NS)
 		over = CS_RESCUE_OVER_MAX_NS;
-	credit = over >> 10;
-
-	lo = lo > credit ? lo - credit : 0;
-	return vt < lo ? vt : lo;
+	return cs_rescue_vtime(vt, vnow, lag + (over >> 10));
 }
 
 /*
