@@ -234,7 +234,7 @@ soak: deps kernel all
 	done; exit $$rc
 
 # The cookie limit at its edge (tests/guest/cookies.sh, 8x2, 4 GiB, about 3
-# minutes): not part of 'make test', for its time (README, Limits (cookies)).
+# minutes): not part of 'make test' while it fails (README, Limits (cookies)).
 .PHONY: test-cookies
 test-cookies: deps kernel all
 	@SCX_TOPO=8x2 tools/vm --cores 8 --threads 2 --mem 4G --timeout 900 \

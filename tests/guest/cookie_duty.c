@@ -57,7 +57,8 @@ struct task_log {
 	long long cpu_ns; /* CPU time from its wait for the go to its exit */
 	/* Its first busy period: CPU time, and the longest step of its loop */
 	long long first_cpu_ns, first_step_ns;
-	long first_nivcsw; /* involuntary context switches in it */
+	/* and its context switches: involuntary, voluntary */
+	long first_nivcsw, first_nvcsw;
 };
 
 /*
@@ -104,24 +105,32 @@ static long long cpu_ns(void)
 
 static long busy_ms = 6, sleep_ms = 4;
 
-static long nivcsw(void)
+/* This thread's context switches so far: involuntary, voluntary. */
+static void switches(long *inv, long *vol)
 {
-	struct rusage ru;
+	struct rusage ru = { 0 };
 
-	return getrusage(RUSAGE_THREAD, &ru) ? 0 : ru.ru_nivcsw;
+	getrusage(RUSAGE_THREAD, &ru);
+	*inv = ru.ru_nivcsw;
+	*vol = ru.ru_nvcsw;
 }
 
 /*
- * The first busy period of @log, begun at @start with @cpu0 and @csw0:
- * how much CPU time it took, the longest step of its loop (a preemption,
- * or a vCPU the host did not run), the involuntary switches in it.
+ * The first busy period of @log, begun with CPU time @cpu0 and switch
+ * counts @inv0 and @vol0: how much CPU time it took, the longest step of
+ * its loop (a preemption, a block, or a vCPU the host did not run), the
+ * context switches in it.
  */
-static void note_first(struct task_log *log, long long cpu0, long csw0,
-		       long long step)
+static void note_first(struct task_log *log, long long cpu0, long inv0,
+		       long vol0, long long step)
 {
+	long inv, vol;
+
+	switches(&inv, &vol);
 	log->first_cpu_ns = cpu_ns() - cpu0;
 	log->first_step_ns = step;
-	log->first_nivcsw = nivcsw() - csw0;
+	log->first_nivcsw = inv - inv0;
+	log->first_nvcsw = vol - vol0;
 }
 
 /* Work, sleep, until told to stop; count the work in task[@i]. */
@@ -130,16 +139,26 @@ static void duty(struct board *b, int i)
 	struct task_log *log = &b->task[i];
 	long long cpu0, last, cpu1;
 	bool first = true;
-	long csw1;
+	long inv1, vol1;
 
+	/*
+	 * Map its log's page(s) now: the first write of each process to a
+	 * page of the shared board faults (fork copies no page tables of a
+	 * shared mapping), and about 70 logs share a page. Made after the
+	 * go, that fault could wait for the page's lock behind a task of
+	 * another cookie, preempted while it held it: in one run, tasks of
+	 * one page sat 7 s together in their first period, blocked.
+	 */
+	memset(log, 0, sizeof(*log));
 	cpu0 = cpu_ns();
 	__atomic_add_fetch(&b->started, 1, __ATOMIC_SEQ_CST);
 	while (!__atomic_load_n(&b->go, __ATOMIC_SEQ_CST))
 		syscall(SYS_futex, &b->go, FUTEX_WAIT, 0, NULL, NULL, 0);
 	cpu1 = cpu_ns();
-	csw1 = nivcsw();
+	switches(&inv1, &vol1);
 	last = now_ns();
 	log->first_ns = last - b->go_at;
+	last = now_ns(); /* its first step starts after that write */
 	while (!__atomic_load_n(&b->stop, __ATOMIC_SEQ_CST)) {
 		long long until = now_ns() + busy_ms * 1000000, end;
 		long long prev = last, step = 0;
@@ -152,7 +171,7 @@ static void duty(struct board *b, int i)
 		if (end - prev > step)
 			step = end - prev;
 		if (first)
-			note_first(log, cpu1, csw1, step);
+			note_first(log, cpu1, inv1, vol1, step);
 		first = false;
 		/* By when it ended: a period begun in time may end late. */
 		if (end <= __atomic_load_n(&b->until, __ATOMIC_RELAXED))
@@ -236,16 +255,17 @@ static int spawner(struct board *b, int k, int nr, int cookies, int tasks)
 
 /*
  * With CD_RUNS=FILE: per task, "TASK RUNS FIRST_MS GAP_MS CPU_US
- * FIRST_CPU_US FIRST_STEP_US FIRST_NIVCSW" a line:
+ * FIRST_CPU_US FIRST_STEP_US FIRST_NIVCSW FIRST_NVCSW" a line:
  * its busy periods in time; its first timestamp after the go (taken in
  * user space once the wait returns: a task preempted on its way out of
  * the futex ran before it); its longest time between two ends of a
  * period (from that first timestamp for the first); its CPU time from its
  * wait for the go to its exit; of its first busy period (from that first
  * timestamp to its end), the CPU time, the longest step between two
- * looks at the clock (the loop's own, or a stall: preempted, or its vCPU
- * not run by the host) and its involuntary context switches. A task whose
- * cookie or fork failed has a line of zeros (no CPU time).
+ * looks at the clock (the loop's own, or a stall: preempted, blocked, or
+ * its vCPU not run by the host) and its involuntary and voluntary
+ * context switches. A task whose cookie or fork failed has a line of
+ * zeros (no CPU time).
  */
 static void write_runs(const char *path, const struct board *b,
 		       const unsigned long *at, int tasks)
@@ -258,12 +278,12 @@ static void write_runs(const char *path, const struct board *b,
 		return;
 	}
 	for (i = 0; f && i < tasks; i++)
-		fprintf(f, "%d %lu %lld %lld %lld %lld %lld %ld\n", i, at[i],
-			b->task[i].first_ns / 1000000,
+		fprintf(f, "%d %lu %lld %lld %lld %lld %lld %ld %ld\n", i,
+			at[i], b->task[i].first_ns / 1000000,
 			b->task[i].gap_ns / 1000000, b->task[i].cpu_ns / 1000,
 			b->task[i].first_cpu_ns / 1000,
 			b->task[i].first_step_ns / 1000,
-			b->task[i].first_nivcsw);
+			b->task[i].first_nivcsw, b->task[i].first_nvcsw);
 	if (f)
 		fclose(f);
 }

@@ -5,10 +5,12 @@
 # one more, live at once, each a task of its own (build/cookie_duty: busy
 # 1 ms, asleep 9 ms) beside untagged stress-ng, with the outside observer
 # attached before the scheduler:
-#   cookies_all_served    every one of the 4,097 tasks started, and no
-#                         task waited runnable for the whole window (30 s):
-#                         the outside observer's longest wait (the one
-#                         whose cookie found no slot too: it runs alone)
+#   cookies_all_progress  every one of the 4,097 tasks finishes busy
+#                         periods while they all live (the one whose
+#                         cookie found no slot too: it runs alone)
+#   cookies_max_wait      no task of the guest waited runnable for half
+#                         the window (15 s) or more, by the outside
+#                         observer: two turns fit in the window
 #   cookies_all_slots     4,096 tagged cookies held slots at once, and
 #                         slot_full counted the one left over
 #   cookies_isolation     0 ns of overlap between incompatible siblings
@@ -41,7 +43,7 @@ if ! ensure_pins || ! observe_bg "$TMP/obs" --duration 3600 --require-zero; then
 	finish
 fi
 if ! start_sched --stats 2 --json; then
-	fail cookies_all_served "scheduler did not start"
+	fail cookies_all_progress "scheduler did not start"
 	finish
 fi
 spawn stress-ng --quiet --cpu $(((NCPU + 3) / 4)) --timeout 3600
@@ -68,35 +70,35 @@ if [ -s "$TMP/runs" ]; then
 				late, cut, first, gap
 		}' "$TMP/runs"
 	# The first busy period (1 ms of wall time) of the ones cut and of the
-	# others: its CPU time, the longest step of its loop, its involuntary
-	# switches (medians and maxima). A first period that took far more CPU
-	# time than its 1 ms, in one long step, ran on a vCPU the host
-	# stalled: the guest counted the stall as the task's run.
-	for sel in cut ran; do
+	# others: its CPU time, the longest step of its loop, its switches
+	# (medians and maxima). One that took tens of ms of CPU time for its
+	# 1 ms was charged for time its loop did not run: likely its vCPU,
+	# which the host did not run while the guest's clock went on (README,
+	# Limits (cookies)). The steps include the waits after preemptions.
+	for sel in cut others; do
 		awk -v sel=$sel -v w=$((secs * 1000)) '
-			$5 == 0 || NF < 8 { next }
+			$5 == 0 || $6 == 0 { next } # no first period
 			(sel == "cut") != ($2 == 0 && $3 < w) { next }
-			{ print $6, $7, $8 }' "$TMP/runs" >"$TMP/first.$sel"
+			{ print $6, $7, $8, $9 }' "$TMP/runs" >"$TMP/first.$sel"
 		k=$(wc -l <"$TMP/first.$sel")
 		[ "$k" -gt 0 ] || continue
-		for c in 1 2 3; do
+		for c in 1 2 3 4; do
 			sort -n -k$c,$c "$TMP/first.$sel" |
 				awk -v c=$c -v k=$k 'NR == int((k + 1) / 2) { m = $c } { x = $c } END { printf "%d/%d ", m, x }'
 		done | {
-			read -r cpu step csw
-			echo "# first busy period of the $k $sel (median/max): CPU $cpu us, longest step $step us, involuntary switches $csw"
+			read -r cpu step inv vol
+			echo "# first busy period of the $k $sel (median/max): CPU $cpu us, longest step $step us, switches $inv involuntary, $vol voluntary"
 		}
 	done
 	awk '$5 > 0 { print int($3 / 5000) * 5 }' "$TMP/runs" | sort -n | uniq -c |
 		awk '{ printf "%s %d-%d s: %d;", (NR == 1 ? "# first timestamps after the go:" : ""), $2, $2 + 5, $1 } END { print "" }'
 fi
 read -r _ _ _ _ _ failed _ started _ progressed _ <<<"$result"
-# Progress as the tasks see it is a measurement: in a TCG guest a vCPU
-# the host does not run keeps its task current, the guest's clock goes on,
-# and the tick that comes when the host runs it again finds a run of tens
-# of ms and ends the slice before the task's loop looked at the clock
-# again (README, Limits (cookies)).
-info "progress (measured): $progressed of $((n + 1)) tasks finished a busy period in the window"
+if [ $rc = 0 ] && [ "$started" = $((n + 1)) ] && [ "$progressed" = $((n + 1)) ]; then
+	pass cookies_all_progress
+else
+	fail cookies_all_progress "$result $(head -n 2 "$TMP/duty.err" | tr '\n' '|')"
+fi
 intervals_after 2
 full=$(stats_sum slot_full) peak=$(peak_task_cookies)
 info "task cookies in one interval at most: $peak; slot_full: $full"
@@ -109,17 +111,15 @@ fi
 end_observer "$TMP/obs"
 wait_ns=$(field "$TMP/obs" max_wait_ns)
 info "observer: overlap_ns=$OBS_OV switches=$OBS_SW windows=$(field "$TMP/obs" overlap_windows) lost=$(field "$TMP/obs" lost_events) max_wait_ns=$wait_ns ($(field "$TMP/obs" max_wait_comm))"
-# Served: every task started, and none (of the guest's, these 4,097 too)
-# waited runnable a window or more. The observer, attached before the
-# scheduler, measures each wait from the wakeup or preemption to the
-# switch-in, apart from its ring buffer; it ends after cookie_duty, whose
-# tasks have all run to their exit by then, so a task that waited longer
-# than the window is counted when it ran at last.
-if [ "$started" = $((n + 1)) ] && [ "${failed:-1}" = 0 ] &&
-	[ -n "$wait_ns" ] && [ "$wait_ns" -lt $((secs * 1000000000)) ]; then
-	pass cookies_all_served
+# The observer, attached before the scheduler, measures each wait from a
+# wakeup or preemption to the switch-in, apart from its ring buffer; it
+# ends after cookie_duty, whose tasks have all run to their exit by then.
+# Half the window: a task whose turn is lost (README, Limits (cookies))
+# needs a second one within the window. The kernel's watchdog fires at 30 s.
+if [ -n "$wait_ns" ] && [ "$wait_ns" -lt $((secs * 1000000000 / 2)) ]; then
+	pass cookies_max_wait
 else
-	fail cookies_all_served "started ${started:-?} of $((n + 1)), cookies not created ${failed:-?}, longest wait ${wait_ns:-?} ns (want < $secs s)"
+	fail cookies_max_wait "longest wait ${wait_ns:-?} ns (want < $((secs / 2)) s)"
 fi
 if [ "$OBS_RC" = 0 ] && [ "$OBS_OV" = 0 ] && [ "${OBS_SW:-0}" -gt 0 ]; then
 	pass cookies_isolation
