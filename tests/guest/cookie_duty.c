@@ -163,13 +163,12 @@ static void duty(struct board *b, int i)
 		long long until = now_ns() + busy_ms * 1000000, end;
 		long long prev = last, step = 0;
 
-		while ((end = now_ns()) < until) {
+		do {
+			end = now_ns();
 			if (end - prev > step)
 				step = end - prev;
 			prev = end;
-		}
-		if (end - prev > step)
-			step = end - prev;
+		} while (end < until);
 		if (first)
 			note_first(log, cpu1, inv1, vol1, step);
 		first = false;

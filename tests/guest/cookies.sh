@@ -59,27 +59,28 @@ info "cookie_duty $((n + 1)) cookies: $result in $((SECONDS - start)) s (rc $rc)
 # after the window; the spread of the first timestamps. A task preempted
 # on its way out of its wait ran before its timestamp.
 if [ -s "$TMP/runs" ]; then
-	awk -v w=$((secs * 1000)) '
+	# The first busy period (1 ms of wall time) of the ones cut and of the
+	# others, to first.cut and first.others (summed up below).
+	: >"$TMP/first.cut"
+	: >"$TMP/first.others"
+	awk -v w=$((secs * 1000)) -v to="$TMP/first." '
 		$5 == 0 { next } # its cookie or its fork failed
 		$2 == 0 && $3 >= w { late++ }
 		$2 == 0 && $3 < w { cut++ }
 		$2 > 0 && $3 > first { first = $3 }
 		$2 > 0 && $4 > gap { gap = $4 }
+		$6 > 0 { print $6, $7, $8, $9 >(to ($2 == 0 && $3 < w ? "cut" : "others")) }
 		END {
 			printf "# none finished: %d with a first timestamp after the window, %d inside it; of the others, the latest first timestamp %d ms after the go, the longest gap %d ms\n",
 				late, cut, first, gap
 		}' "$TMP/runs"
-	# The first busy period (1 ms of wall time) of the ones cut and of the
-	# others: its CPU time, the longest step of its loop, its switches
-	# (medians and maxima). One that took tens of ms of CPU time for its
-	# 1 ms was charged for time its loop did not run: likely its vCPU,
-	# which the host did not run while the guest's clock went on (README,
-	# Limits (cookies)). The steps include the waits after preemptions.
+	# Those first periods: their CPU time, the longest step of the loop,
+	# the switches (medians and maxima). One that took tens of ms of CPU
+	# time for its 1 ms was charged for time its loop did not run: likely
+	# its vCPU, which the host did not run while the guest's clock went on
+	# (README, Limits (cookies)). The steps include the waits after
+	# preemptions.
 	for sel in cut others; do
-		awk -v sel=$sel -v w=$((secs * 1000)) '
-			$5 == 0 || $6 == 0 { next } # no first period
-			(sel == "cut") != ($2 == 0 && $3 < w) { next }
-			{ print $6, $7, $8, $9 }' "$TMP/runs" >"$TMP/first.$sel"
 		k=$(wc -l <"$TMP/first.$sel")
 		[ "$k" -gt 0 ] || continue
 		for c in 1 2 3 4; do
