@@ -149,8 +149,9 @@ def summarize(env, runs):
             if is_ours(c):
                 sc = [r["sched"] for r in rs if r["sched"]]
                 cw["sched"] = {k: stats.summary([s[k] for s in sc])
-                               for k in ("cookie_switches_per_s", "kicks_per_s",
-                                         "renewals_per_s",
+                               for k in ("cookie_switches_per_s",
+                                         "untagged_switches_per_s",
+                                         "kicks_per_s", "renewals_per_s",
                                          "transit_retries_per_s",
                                          "unclaimed_runs_per_s",
                                          "forced_idle_pct")} if sc else None
@@ -354,7 +355,8 @@ def report_md(env, res, raw_sessions):
         if not is_ours(c):
             continue
         md += ["Scheduler counters per second (%s):" % c, ""]
-        keys = ("cookie_switches_per_s", "kicks_per_s", "renewals_per_s",
+        keys = ("cookie_switches_per_s", "untagged_switches_per_s",
+                "kicks_per_s", "renewals_per_s",
                 "transit_retries_per_s",
                 "unclaimed_runs_per_s", "forced_idle_pct")
         md += table(["workload"] + list(keys),

@@ -315,6 +315,8 @@ try_run(s32 cpu, u32 slot,
 	    was != cs_cur(core_read(cpu), sib_of(cpu)))
 		kick_forced_siblings(cpu);
 	if (core_last[core] != slot) {
+		if (!cs_tagged(slot) || !cs_tagged(core_last[core]))
+			st->untagged_switches++;
 		core_prev[core] = core_last[core];
 		core_last[core] = slot;
 		st->cookie_switches++;

@@ -33,7 +33,7 @@ void cs_interval_compute(const struct cs_topo *t, const struct cs_snapshot *a,
 {
 	double span = (double)(b->t_ns - a->t_ns), core_total = 0, fi_total = 0;
 	__u64 switches = 0, kicks = 0, migrations = 0, llc_migrations = 0;
-	__u64 renewals = 0;
+	__u64 renewals = 0, untagged_switches = 0;
 	int cpu, core, s;
 
 	memset(iv, 0, sizeof(*iv));
@@ -67,6 +67,8 @@ void cs_interval_compute(const struct cs_topo *t, const struct cs_snapshot *a,
 		migrations += y->migrations - x->migrations;
 		llc_migrations += y->llc_migrations - x->llc_migrations;
 		renewals += y->renewals - x->renewals;
+		untagged_switches +=
+			y->untagged_switches - x->untagged_switches;
 	}
 	for (core = 0; core < t->nr_cores; core++)
 		iv->core_forced_idle_pct[core] =
@@ -97,6 +99,8 @@ void cs_interval_compute(const struct cs_topo *t, const struct cs_snapshot *a,
 		iv->migrations_per_s = (double)migrations / iv->secs;
 		iv->llc_migrations_per_s = (double)llc_migrations / iv->secs;
 		iv->renewals_per_s = (double)renewals / iv->secs;
+		iv->untagged_switches_per_s =
+			(double)untagged_switches / iv->secs;
 	}
 	iv->max_wait_ms = (double)b->max_wait_ns / 1e6;
 	iv->slot_full = b->slot_full - a->slot_full;
@@ -135,8 +139,9 @@ static void print_text(FILE *f, const struct cs_topo *t,
 			fprintf(f, "%s%d", i ? "," : "", t->core_cpu[core][i]);
 		fprintf(f, ") %.1f%%", iv->core_forced_idle_pct[core]);
 	}
-	fprintf(f, "\ncookie switches %.0f/s  sibling kicks %.0f/s  worst wait %.2f ms  transit retries %llu  unclaimed runs %llu  slots full %llu  untagged rescues %llu  cookie rescues %llu  task rescues %llu\nmigrations %.0f/s (across last-level caches %.0f/s)  slices renewed %.0f/s\n",
-		iv->switches_per_s, iv->kicks_per_s, iv->max_wait_ms,
+	fprintf(f, "\ncookie switches %.0f/s (to or from untagged work %.0f/s)  sibling kicks %.0f/s  worst wait %.2f ms  transit retries %llu  unclaimed runs %llu  slots full %llu  untagged rescues %llu  cookie rescues %llu  task rescues %llu\nmigrations %.0f/s (across last-level caches %.0f/s)  slices renewed %.0f/s\n",
+		iv->switches_per_s, iv->untagged_switches_per_s,
+		iv->kicks_per_s, iv->max_wait_ms,
 		(unsigned long long)iv->transit_retries,
 		(unsigned long long)iv->unclaimed_runs,
 		(unsigned long long)iv->slot_full,
@@ -203,6 +208,8 @@ static void print_json(FILE *f, const struct cs_topo *t,
 	cs_json_dbl(&j, "migrations_per_s", iv->migrations_per_s, 1);
 	cs_json_dbl(&j, "llc_migrations_per_s", iv->llc_migrations_per_s, 1);
 	cs_json_dbl(&j, "renewals_per_s", iv->renewals_per_s, 1);
+	cs_json_dbl(&j, "untagged_switches_per_s", iv->untagged_switches_per_s,
+		    1);
 	cs_json_end(&j);
 	fflush(f);
 }
@@ -286,6 +293,7 @@ void cs_interval_print_prom(FILE *f, const struct cs_topo *t,
 	prom_gauge(f, "migrations_per_second", "Runs of a task on another CPU than the one it last ran on, per second in the interval.", iv->migrations_per_s, 1);
 	prom_gauge(f, "llc_migrations_per_second", "Of those, runs on another last-level cache, per second in the interval.", iv->llc_migrations_per_s, 1);
 	prom_gauge(f, "renewals_per_second", "Slices renewed at a tick (no other cookie due, no task of the cookie more deserving), per second in the interval.", iv->renewals_per_s, 1);
+	prom_gauge(f, "untagged_switches_per_second", "Of the cookie switches, those to or from untagged work, per second in the interval.", iv->untagged_switches_per_s, 1);
 	fflush(f);
 }
 

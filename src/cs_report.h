@@ -36,6 +36,7 @@ struct cs_interval {
 	/* runs on another CPU than the task's last; of them, another LLC */
 	double migrations_per_s, llc_migrations_per_s;
 	double renewals_per_s; /* slices renewed at a tick */
+	double untagged_switches_per_s; /* of switches_per_s, untagged ones */
 };
 
 /* Compute the interval from snapshot @a to @b. */

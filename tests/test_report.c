@@ -77,6 +77,13 @@ static void interval_2x2(struct cs_topo *t, struct cs_snapshot *a,
 	a->cpu[2].renewals = 6;
 	b->cpu[2].renewals = 10;
 	b->cpu[0].renewals = 1;
+	/* Cookie switches in the 1 s: 8 + 4, 3 + 2 of them untagged. */
+	a->cpu[1].cookie_switches = 2;
+	b->cpu[1].cookie_switches = 10;
+	a->cpu[1].untagged_switches = 1;
+	b->cpu[1].untagged_switches = 4;
+	b->cpu[3].cookie_switches = 4;
+	b->cpu[3].untagged_switches = 2;
 	cs_interval_compute(t, a, b, iv);
 }
 
@@ -207,6 +214,8 @@ static bool test_prom_figures(void)
 		"\nscx_coresched_migrations_per_second 10.0\n",
 		"\nscx_coresched_llc_migrations_per_second 2.0\n",
 		"\nscx_coresched_renewals_per_second 5.0\n",
+		"\nscx_coresched_cookie_switches_per_second 12.0\n",
+		"\nscx_coresched_untagged_switches_per_second 5.0\n",
 	};
 	int i;
 
@@ -249,6 +258,10 @@ static bool test_json_counters(void)
 	CHECK(strstr(out, "\"llc_migrations_per_s\":2.0"), "llc_migrations: %s",
 	      out);
 	CHECK(strstr(out, "\"renewals_per_s\":5.0"), "renewals: %s", out);
+	CHECK(strstr(out, "\"cookie_switches_per_s\":12.0,"), "switches: %s",
+	      out);
+	CHECK(strstr(out, "\"untagged_switches_per_s\":5.0"),
+	      "untagged switches: %s", out);
 	free(out);
 	return true;
 }
