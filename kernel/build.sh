@@ -81,6 +81,18 @@ if [ -f "$out/bzImage" ] && [ -f "$out/vmlinux" ]; then
 fi
 
 mkdir -p "$SCX_CACHE_DIR/kernel"
+# One build of a key at a time: tests/run builds the nocore kernel in the
+# background, and a build.sh started by hand may run beside it. The second
+# waits for the first, then finds its kernel in the cache.
+exec 9>"$SCX_CACHE_DIR/kernel/build-$key.lock"
+if ! flock -n 9; then
+	echo "kernel: another build of this kernel ($key) is running; waiting for it" >&2
+	flock 9
+fi
+if [ -f "$out/bzImage" ] && [ -f "$out/vmlinux" ]; then
+	echo "$out"
+	exit 0
+fi
 work="$SCX_CACHE_DIR/kernel/build-$key"
 rm -rf "$work"
 mkdir -p "$work"
