@@ -715,6 +715,8 @@ if ! start_sched --stats 2 --json; then
 	finish
 fi
 for t in ${SCX_TESTS:-fairness fairness_fill fairness_none fairness_weight renewal bounded_wait weight_floor task_floor affinity hotplug hotplug_pinned starvation lifecycle}; do
+	t0=$SECONDS
 	"test_$t"
+	info "time $t: $((SECONDS - t0)) s"
 done
 finish
