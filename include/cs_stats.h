@@ -36,7 +36,8 @@ struct cs_cpu_stat {
 	__u64 llc_migrations; /* of them, from another last-level cache */
 	__u64 renewals; /* slices renewed at a tick (slice_renew) */
 	__u64 untagged_switches; /* of cookie_switches, those to or from
-				    work of no tagged slot (untagged, EXCL) */
+				    work of no tagged slot (untagged,
+				    trusted kthreads, EXCL) */
 	__u64 fi_start; /* internal: start of the current forced idle, or 0 */
 	__u32 fi_slot; /* internal: slot that caused it */
 	__u32 forced; /* internal: blocked, wants a kick when the core frees */

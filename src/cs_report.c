@@ -293,7 +293,7 @@ void cs_interval_print_prom(FILE *f, const struct cs_topo *t,
 	prom_gauge(f, "migrations_per_second", "Runs of a task on another CPU than the one it last ran on, per second in the interval.", iv->migrations_per_s, 1);
 	prom_gauge(f, "llc_migrations_per_second", "Of those, runs on another last-level cache, per second in the interval.", iv->llc_migrations_per_s, 1);
 	prom_gauge(f, "renewals_per_second", "Slices renewed at a tick (no other cookie due, no task of the cookie more deserving), per second in the interval.", iv->renewals_per_s, 1);
-	prom_gauge(f, "untagged_switches_per_second", "Of the cookie switches, those to or from untagged work, per second in the interval.", iv->untagged_switches_per_s, 1);
+	prom_gauge(f, "untagged_switches_per_second", "Of the cookie switches, those to or from untagged work (or trusted kernel threads, or cookies beyond the slots), per second in the interval.", iv->untagged_switches_per_s, 1);
 	fflush(f);
 }
 
