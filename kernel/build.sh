@@ -81,9 +81,9 @@ if [ -f "$out/bzImage" ] && [ -f "$out/vmlinux" ]; then
 fi
 
 mkdir -p "$SCX_CACHE_DIR/kernel"
-# One build of a key at a time: tests/run builds the nocore kernel in the
-# background, and a build.sh started by hand may run beside it. The second
-# waits for the first, then finds its kernel in the cache.
+# One build of a key at a time (two make test runs, or a build.sh started
+# by hand beside one): the second waits for the first, then finds its
+# kernel in the cache, instead of removing the first one's tree.
 exec 9>"$SCX_CACHE_DIR/kernel/build-$key.lock"
 if ! flock -n 9; then
 	echo "kernel: another build of this kernel ($key) is running; waiting for it" >&2
