@@ -151,7 +151,9 @@ def sched_counters(run):
     secs = sum(li.get("interval_s", 0) for li in lines) or 1.0
 
     def mean(k):
-        return sum(li.get(k, 0) for li in lines) / len(lines)
+        # None where no line has it (a build older than the figure)
+        v = [li[k] for li in lines if k in li]
+        return sum(v) / len(v) if v else None
     return {"intervals": len(lines),
             "forced_idle_pct": mean("forced_idle_pct"),
             "cookie_switches_per_s": mean("cookie_switches_per_s"),
