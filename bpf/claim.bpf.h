@@ -275,6 +275,7 @@ try_run(s32 cpu, u32 slot,
 {
 	struct cs_cpu_stat *st = cpu_stat(cpu);
 	u32 core = core_of(cpu);
+	u16 last;
 	int v;
 
 	PROF_START();
@@ -314,10 +315,11 @@ try_run(s32 cpu, u32 slot,
 	if (was != slot && was != CS_SLOT_NONE &&
 	    was != cs_cur(core_read(cpu), sib_of(cpu)))
 		kick_forced_siblings(cpu);
-	if (core_last[core] != slot) {
-		if (!cs_tagged(slot) || !cs_tagged(core_last[core]))
+	last = core_last[core];
+	if (last != slot) {
+		if (!cs_tagged(slot) || !cs_tagged(last))
 			st->untagged_switches++;
-		core_prev[core] = core_last[core];
+		core_prev[core] = last;
 		core_last[core] = slot;
 		st->cookie_switches++;
 	}

@@ -75,10 +75,14 @@ if [ $dir_only = 1 ]; then
 	exit 0
 fi
 
-if [ -f "$out/bzImage" ] && [ -f "$out/vmlinux" ]; then
-	echo "$out"
-	exit 0
-fi
+# If the kernel is in the cache: print its directory and stop.
+exit_if_cached() {
+	if [ -f "$out/bzImage" ] && [ -f "$out/vmlinux" ]; then
+		echo "$out"
+		exit 0
+	fi
+}
+exit_if_cached
 
 mkdir -p "$SCX_CACHE_DIR/kernel"
 # One build of a key at a time (two make test runs, or a build.sh started
@@ -89,10 +93,7 @@ if ! flock -n 9; then
 	echo "kernel: another build of this kernel ($key) is running; waiting for it" >&2
 	flock 9
 fi
-if [ -f "$out/bzImage" ] && [ -f "$out/vmlinux" ]; then
-	echo "$out"
-	exit 0
-fi
+exit_if_cached
 work="$SCX_CACHE_DIR/kernel/build-$key"
 rm -rf "$work"
 mkdir -p "$work"

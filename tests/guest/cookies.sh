@@ -65,11 +65,12 @@ if [ -s "$TMP/runs" ]; then
 	: >"$TMP/first.others"
 	awk -v w=$((secs * 1000)) -v to="$TMP/first." '
 		$5 == 0 { next } # its cookie or its fork failed
-		$2 == 0 && $3 >= w { late++ }
-		$2 == 0 && $3 < w { cut++ }
+		{ c = $2 == 0 && $3 < w } # cut: not finished, started inside
+		$2 == 0 && !c { late++ }
+		c { cut++ }
 		$2 > 0 && $3 > first { first = $3 }
 		$2 > 0 && $4 > gap { gap = $4 }
-		$6 > 0 { print $6, $7, $8, $9 >(to ($2 == 0 && $3 < w ? "cut" : "others")) }
+		$6 > 0 { print $6, $7, $8, $9 >(to (c ? "cut" : "others")) }
 		END {
 			printf "# none finished: %d with a first timestamp after the window, %d inside it; of the others, the latest first timestamp %d ms after the go, the longest gap %d ms\n",
 				late, cut, first, gap
