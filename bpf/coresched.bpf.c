@@ -271,7 +271,7 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	 * untagged cookie or nothing, on the CPU it needs and (strict mode)
 	 * next to it; its CPU moves it first (move_local_first).
 	 */
-	pins = pin_due(cpu);
+	pins = pin_due(cpu, bpf_ktime_get_ns());
 	if (pins && ((pins & (1U << sib)) || mode == CS_MODE_STRICT)) {
 		r = try_run(cpu, 0, prev, prev_slot, was);
 		if (r == RUN_OK)
@@ -553,7 +553,7 @@ void BPF_STRUCT_OPS(cs_stopping, struct task_struct *p, bool runnable)
 
 	if (!tctx)
 		return;
-	charge(p, tctx, scx_bpf_task_cpu(p));
+	charge(p, tctx, scx_bpf_task_cpu(p), bpf_ktime_get_ns());
 	/*
 	 * The clock at the end of its run, too: what it moved while the
 	 * cookie ran (a prev kept on, with no new ops.running) is no credit.
@@ -567,7 +567,7 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 {
 	s32 cpu = bpf_get_smp_processor_id();
 	struct task_ctx *tctx = task_ctx(p);
-	u64 w, bvt;
+	u64 w, bvt, now = bpf_ktime_get_ns(); /* one clock read for the tick */
 	u16 best, but;
 	u32 due;
 
@@ -575,12 +575,12 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	PROF_MARK(CS_PROF_EMPTY);
 	if (!tctx)
 		return;
-	charge(p, tctx, cpu);
+	charge(p, tctx, cpu, now);
 	PROF_MARK(CS_PROF_TICK_CHARGE);
 	charge_flush(cpu);
 	PROF_MARK(CS_PROF_TICK_FLUSH);
-	untagged_guard(cpu);
-	cookie_guard(cpu);
+	untagged_guard(cpu, now);
+	cookie_guard(cpu, now);
 	if (draining(cpu) && !bound_kthread(p, cpu)) {
 		p->scx.slice = 0;
 		return;
@@ -602,7 +602,7 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	 * cookie that keeps it out next door; the dispatch that follows
 	 * claims only the untagged cookie (cs_dispatch, the same test).
 	 */
-	due = pin_due(cpu);
+	due = pin_due(cpu, now);
 	if (due && ((due & (1U << sib_of(cpu))) ||
 		    (mode == CS_MODE_STRICT && tctx->slot != 0))) {
 		p->scx.slice = 0;
@@ -625,7 +625,7 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	}
 	PROF_MARK(CS_PROF_TICK_VERDICT);
 	/* A task of its queue is overdue (task guard): the dispatch moves it. */
-	if (task_guard(cpu, tctx->slot)) {
+	if (task_guard(cpu, tctx->slot, now)) {
 		p->scx.slice = 0;
 		return;
 	}

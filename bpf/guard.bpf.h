@@ -135,9 +135,9 @@ static int rescue_vtime(u32 s, u64 over)
  * most deserving and hand cores over where it is due (due_here), and its
  * own charges put it back in line.
  */
-static void untagged_guard(s32 cpu)
+static void untagged_guard(s32 cpu, u64 now)
 {
-	u64 now = bpf_ktime_get_ns(), at = untagged_since;
+	u64 at = untagged_since;
 	int done;
 
 	if (!cs_rescue_due(now, at, CS_UNTAGGED_MAX_WAIT_NS) ||
@@ -247,9 +247,9 @@ static u32 rescue_word(u32 k, u64 now)
  * word of queued_mask with any bit set and rescue every cookie there that
  * is overdue (rescue_word), and the overflow queue if it is.
  */
-__attribute__((noinline)) int cookie_guard(s32 cpu)
+__attribute__((noinline)) int cookie_guard(s32 cpu, u64 now)
 {
-	u64 now = bpf_ktime_get_ns(), at = starve_scan_at;
+	u64 at = starve_scan_at;
 	u32 k = starve_word;
 	bool found = false;
 	s32 n;
@@ -380,10 +380,9 @@ __attribute__((noinline)) int task_requeue(s32 cpu, u32 slot)
  * is one, note the slot for the dispatch to come (task_rescue) and
  * return true: the caller ends the slice.
  */
-static bool task_guard(s32 cpu, u16 slot)
+static bool task_guard(s32 cpu, u16 slot, u64 now)
 {
 	struct cs_cpu_stat *st = cpu_stat(cpu);
-	u64 now = bpf_ktime_get_ns();
 
 	if (!vtime_ordered(slot) || now - st->task_scan_at < CS_TASK_SCAN_NS ||
 	    cs_nr_queued(dsq_of(slot)) <= 0)
@@ -492,9 +491,8 @@ static bool pin_overdue(s32 cpu, u64 now)
  * The siblings of @cpu's core (bit i: sibling i) whose bound untagged
  * tasks have waited past the guard; 0 if none.
  */
-__attribute__((noinline)) u32 pin_due(s32 cpu)
+__attribute__((noinline)) u32 pin_due(s32 cpu, u64 now)
 {
-	u64 now = bpf_ktime_get_ns();
 	int i, nr = nr_sibs(cpu);
 	u32 due = 0;
 

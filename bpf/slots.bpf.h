@@ -471,11 +471,12 @@ static bool vtime_ordered(u32 slot)
 	return slot < CS_NR_SLOTS || slot == CS_SLOT_EXCL;
 }
 
-/* Charge @p's run since its last charge to itself and its cookie. */
-static void charge(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
+/* Charge @p's run until @now since its last charge to it and its cookie. */
+static void charge(struct task_struct *p, struct task_ctx *tctx, s32 cpu,
+		   u64 now)
 {
 	struct cs_cpu_stat *st = cpu_stat(cpu);
-	u64 now = bpf_ktime_get_ns(), delta;
+	u64 delta;
 	u16 s = tctx->slot;
 
 	delta = now - tctx->last_charge;
