@@ -182,18 +182,16 @@ else
 			info "closed stranded ($sig): overlap_ns=$OBS_OV switches=$OBS_SW (try $try); the loader said: $(grep -aE 'drain' "$TMP/sched.err" | tr '\n' ';')"
 			grep overlap_example "$TMP/s.obs" | head -n 3 | sed 's/^/#   /'
 			moved=$(grep -aoE 'drained in [0-9.]+ ms \([0-9]+ waiting' "$TMP/sched.err" | grep -oE '[0-9]+ waiting' | grep -oE '[0-9]+' | head -n 1)
-			if [ "$OBS_OV" != 0 ] || [ "${OBS_SW:-0}" -le 0 ] || ! smt_is off; then
+			sysread smt $SMT
+			echo on >$SMT 2>/dev/null
+			said=$(grep -av '^$' "$TMP/sched.err" | tr '\n' ';')
+			if [ "$OBS_OV" != 0 ] || [ "${OBS_SW:-0}" -le 0 ] || [ "$smt" != off ]; then
 				ok=0
-				why+="$sig: overlap_ns '$OBS_OV', switches '${OBS_SW:-}', SMT $(cat $SMT), loader: $(grep -av '^$' "$TMP/sched.err" | tr '\n' ';'); "
-				echo on >$SMT 2>/dev/null
+				why+="$sig: overlap_ns '$OBS_OV', switches '${OBS_SW:-}', SMT '$smt', loader: $said; "
 				break
 			fi
-			echo on >$SMT 2>/dev/null
 			[ "${moved:-0}" -gt 0 ] && break
-			if [ $try = 3 ]; then
-				ok=0
-				why+="$sig: no task moved in 3 stops, the last loader: $(grep -av '^$' "$TMP/sched.err" | tr '\n' ';'); "
-			fi
+			[ $try = 3 ] && ok=0 why+="$sig: no task moved in 3 stops, the last loader: $said; "
 		done
 	done
 	echo 100 >"$CG/t_a/cpu.weight" 2>/dev/null
