@@ -576,6 +576,7 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	if (!tctx)
 		return;
 	charge(p, tctx, cpu, now);
+	tick_learn(now);
 	PROF_MARK(CS_PROF_TICK_CHARGE);
 	charge_flush(cpu);
 	PROF_MARK(CS_PROF_TICK_FLUSH);
@@ -734,6 +735,8 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(cs_init)
 	cs_low_bit_table(low_bit_tbl);
 	untagged_since = bpf_ktime_get_ns();
 	slot_since[CS_SLOT_IDX(CS_SLOT_EXCL)] = untagged_since;
+	tick_t0 = untagged_since;
+	tick_j0 = bpf_jiffies64();
 	/* Far above 0, where rescues would stop and tie (CS_VTIME_BASE). */
 	vnow = CS_VTIME_BASE;
 	*vtime_of(0) = vnow;

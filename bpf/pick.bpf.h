@@ -340,9 +340,24 @@ static u16 sticky_rival(s32 cpu, u16 rival, u64 *rvt)
 }
 
 /*
- * Renewal. A task whose slice is about to run out (less than half left)
- * gets a new one when the tick found no other cookie due on its core, no
- * trusted kthread, bound untagged task or local task waits, and no task
+ * The tick period, measured from jiffies over the first CS_TICK_LEARN_NS
+ * after the load (cs_tick_period); 0 until then, when renewal follows
+ * half the slice alone. Written once, by whichever tick gets there first.
+ */
+u64 tick_ns, tick_t0, tick_j0;
+
+static void tick_learn(u64 now)
+{
+	if (tick_ns || now - tick_t0 < CS_TICK_LEARN_NS)
+		return;
+	tick_ns = cs_tick_period(now - tick_t0, bpf_jiffies64() - tick_j0);
+}
+
+/*
+ * Renewal. A task whose slice is about to run out (less than half of it
+ * or a tick and a half left: cs_renew_due) gets a new one (cs_renew_slice)
+ * when the tick found no other cookie due on its core, no trusted
+ * kthread, bound untagged task or local task waits, and no task
  * of its own cookie that may run here waits with a vtime more than a
  * slice below its own (among the first CS_PEEK_TASKS queued; past them,
  * no renewal, so a task bound here further back is not kept out). The
@@ -363,7 +378,8 @@ static void slice_renew(s32 cpu, struct task_struct *p, u16 slot)
 	bool keep = true;
 	int n = 0;
 
-	if (!p->scx.slice || p->scx.slice > slice_ns / 2 || slot >= CS_NR_SLOTS)
+	if (!cs_renew_due(p->scx.slice, slice_ns, tick_ns) ||
+	    slot >= CS_NR_SLOTS)
 		return;
 	if ((trust_kthreads && cs_nr_queued(DSQ_TRUST) > 0) ||
 	    pin_of(cpu)->nr > 0 || cs_nr_queued(SCX_DSQ_LOCAL) > 0)
@@ -383,7 +399,7 @@ static void slice_renew(s32 cpu, struct task_struct *p, u16 slot)
 	bpf_iter_scx_dsq_destroy(&it);
 	if (!keep)
 		return;
-	p->scx.slice = slice_ns;
+	p->scx.slice = cs_renew_slice(slice_ns, tick_ns);
 	if (p->scx.dsq_vtime > *tvnow_of(slot))
 		*tvnow_of(slot) = p->scx.dsq_vtime;
 	cpu_stat(cpu)->renewals++;

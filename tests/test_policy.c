@@ -1145,6 +1145,91 @@ static bool test_policy_yield_grace(void)
 	return true;
 }
 
+/* cs_renew_due, cs_renew_slice, cs_tick_period: the worked example. */
+static bool test_policy_renew_rule(void)
+{
+	const __u64 ms = 1000 * 1000;
+
+	/* HZ=1000, 5 ms: below half the slice, as before the floor. */
+	CHECK(!cs_renew_due(3 * ms, 5 * ms, ms), "3 ms left renewed");
+	CHECK(cs_renew_due(5 * ms / 2, 5 * ms, ms), "2.5 ms left not renewed");
+	CHECK_EQ(cs_renew_slice(5 * ms, ms), 5 * ms);
+	/* HZ=250: every tick renews, to a tick and a half. */
+	CHECK(cs_renew_due(5 * ms, 5 * ms, 4 * ms),
+	      "a whole slice left at HZ=250");
+	CHECK_EQ(cs_renew_slice(5 * ms, 4 * ms), 6 * ms);
+	/* Ended, never renewed; the tick unknown: half the slice. */
+	CHECK(!cs_renew_due(0, 5 * ms, 4 * ms), "an ended slice renewed");
+	CHECK(!cs_renew_due(3 * ms, 5 * ms, 0),
+	      "3 ms left renewed, tick unknown");
+	CHECK_EQ(cs_renew_slice(5 * ms, 0), 5 * ms);
+	CHECK_EQ(cs_tick_period(1000 * ms, 250), 4 * ms);
+	CHECK_EQ(cs_tick_period(1000 * ms, 0), 0);
+	return true;
+}
+
+/*
+ * One task whose renewal is always allowed, under ticks of period @tick
+ * that each come up to @tick / 4 early or late, for @n ticks: the slices
+ * that a tick found running and the next found ended (missed renewals),
+ * the renewal rule told the period @known (0: unknown).
+ */
+static unsigned int renew_misses(__u64 slice, __u64 tick, __u64 known,
+				 unsigned int n, unsigned int seed)
+{
+	__u64 end = slice + rnd(&seed, 1000) * tick / 1000, t, left;
+	unsigned int k, misses = 0;
+	bool alive = false;
+
+	for (k = 1; k <= n; k++) {
+		t = k * tick + tick / 4 - rnd(&seed, 1001) * (tick / 2) / 1000;
+		left = end > t ? end - t : 0;
+		if (!left) {
+			misses += alive; /* seen running at the last tick */
+			end = t + slice; /* its dispatch: a new slice */
+			alive = false;
+			continue;
+		}
+		alive = true;
+		if (cs_renew_due(left, slice, known))
+			end = t + cs_renew_slice(slice, known);
+	}
+	return misses;
+}
+
+/*
+ * With the tick known, no renewal is missed at any HZ and slice; with
+ * half the slice alone (the tick unknown), a 2 ms slice at HZ=1000 and a
+ * 5 ms one at HZ=250 miss: what the floor is for (cs_policy.h).
+ */
+static bool test_policy_renew_ticks(void)
+{
+	static const __u64 us = 1000, ticks[] = { 1000 * us, 3333 * us,
+						  4000 * us, 10000 * us };
+	static const __u64 slices[] = { 500 * us, 2000 * us, 5000 * us,
+					20000 * us };
+	unsigned int i, j, m;
+
+	for (i = 0; i < sizeof(ticks) / sizeof(ticks[0]); i++)
+		for (j = 0; j < sizeof(slices) / sizeof(slices[0]); j++) {
+			m = renew_misses(slices[j], ticks[i], ticks[i], 20000,
+					 i * 7 + j);
+			CHECK(!m, "slice %llu us, tick %llu us: %u missed",
+			      (unsigned long long)(slices[j] / us),
+			      (unsigned long long)(ticks[i] / us), m);
+		}
+	m = renew_misses(2000 * us, 1000 * us, 0, 20000, 1);
+	CHECK(m > 100, "half a 2 ms slice at HZ=1000 missed only %u", m);
+	printf("# renewals missed by half the slice alone in 20,000 ticks: %u "
+	       "(2 ms slice, HZ=1000)",
+	       m);
+	m = renew_misses(5000 * us, 4000 * us, 0, 20000, 1);
+	CHECK(m > 0, "half a 5 ms slice at HZ=250 missed none");
+	printf(", %u (5 ms, HZ=250)\n", m);
+	fflush(stdout);
+	return true;
+}
+
 /* cs_clamp_vtime */
 
 static bool test_policy_clamp_vtime(void)
@@ -2024,6 +2109,8 @@ int main(void)
 	RUN(policy_scale_zero_weight);
 	RUN(policy_should_yield);
 	RUN(policy_yield_grace);
+	RUN(policy_renew_rule);
+	RUN(policy_renew_ticks);
 	RUN(policy_low_bit);
 	RUN(policy_queue_bound);
 	RUN(policy_clamp_vtime);
