@@ -70,10 +70,15 @@ if [ -s "$TMP/runs" ]; then
 		c { cut++ }
 		$2 > 0 && $3 > first { first = $3 }
 		$2 > 0 && $4 > gap { gap = $4 }
+		{ periods += $2 }
 		$6 > 0 { print $6, $7, $8, $9 >(to (c ? "cut" : "others")) }
 		END {
 			printf "# none finished: %d with a first timestamp after the window, %d inside it; of the others, the latest first timestamp %d ms after the go, the longest gap %d ms\n",
 				late, cut, first, gap
+			# The turns the guest gave: at one busy period a turn,
+			# a round over every task takes tasks / this.
+			printf "# busy periods finished in the window, all tasks: %d, %.0f a second\n",
+				periods, periods * 1000 / w
 		}' "$TMP/runs"
 	# Those first periods: their CPU time, the longest step of the loop,
 	# the switches (medians and maxima). One that took tens of ms of CPU
