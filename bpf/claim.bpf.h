@@ -136,14 +136,20 @@ enum run_result {
 };
 
 /*
- * Is @prev still of @slot? A re-queue refreshes its slot (ops.enqueue); a
- * re-tag without one is the tick's to find, as for any running task.
+ * Keep running @prev with a new slice, if it is still of @slot; false if
+ * not. A re-queue refreshes its slot (ops.enqueue); a re-tag without one
+ * is the tick's to find, as for any running task. The new slice is a
+ * plain one: no stretch of an earlier renewal (slice_renew) is left in it.
  */
-static bool prev_still(struct task_struct *prev, u16 slot)
+static bool prev_kept(struct task_struct *prev, u16 slot)
 {
 	struct task_ctx *tctx = task_ctx(prev);
 
-	return tctx && tctx->slot == slot;
+	if (!tctx || tctx->slot != slot)
+		return false;
+	prev->scx.slice = slice_ns;
+	tctx->stretch = 0;
+	return true;
 }
 
 /*
@@ -298,11 +304,10 @@ try_run(s32 cpu, u32 slot,
 		 * re-tagged while the move had dropped the rq lock (a re-queue
 		 * from another CPU, see cs_running).
 		 */
-		if (!prev || prev_slot != slot || !prev_still(prev, slot)) {
+		if (!prev || prev_slot != slot || !prev_kept(prev, slot)) {
 			set_claim(cpu, CS_SLOT_NONE);
 			return RUN_NOT_HERE;
 		}
-		prev->scx.slice = slice_ns; /* keep running prev */
 	}
 	PROF_SKIP(); /* the move has sections of its own */
 	st->forced = 0;

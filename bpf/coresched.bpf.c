@@ -156,6 +156,8 @@ char _license[] SEC("license") = "GPL";
 const volatile bool trust_kthreads;
 const volatile u64 slice_ns = 5ULL * 1000 * 1000;
 const volatile u64 grace_ns = 5ULL * 1000 * 1000;
+/* The kernel's tick (TICK_NSEC), from the loader; 0 if unknown. */
+const volatile u64 tick_ns;
 
 /*
  * Cookies looked at, in vtime order, for the most deserving one that can
@@ -468,6 +470,7 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 	if (!tctx)
 		return;
 	tctx->fresh = 0; /* ops.enqueue was skipped (a direct local insert) */
+	tctx->stretch = 0; /* a new slice, not a renewed one */
 	slot = tctx->slot;
 	tctx->last_charge = now;
 	if (tctx->last_cpu != cpu) {
@@ -576,7 +579,6 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	if (!tctx)
 		return;
 	charge(p, tctx, cpu, now);
-	tick_learn(now);
 	PROF_MARK(CS_PROF_TICK_CHARGE);
 	charge_flush(cpu);
 	PROF_MARK(CS_PROF_TICK_FLUSH);
@@ -652,7 +654,7 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	}
 	PROF_MARK(CS_PROF_TICK_HANDOVER);
 	/* Unless handed over (slice 0): keep the CPU if the cookie may. */
-	slice_renew(cpu, p, tctx->slot);
+	slice_renew(cpu, p, tctx);
 }
 
 void BPF_STRUCT_OPS(cs_runnable, struct task_struct *p, u64 enq_flags)
@@ -735,8 +737,6 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(cs_init)
 	cs_low_bit_table(low_bit_tbl);
 	untagged_since = bpf_ktime_get_ns();
 	slot_since[CS_SLOT_IDX(CS_SLOT_EXCL)] = untagged_since;
-	tick_t0 = untagged_since;
-	tick_j0 = bpf_jiffies64();
 	/* Far above 0, where rescues would stop and tie (CS_VTIME_BASE). */
 	vnow = CS_VTIME_BASE;
 	*vtime_of(0) = vnow;

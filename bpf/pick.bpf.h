@@ -340,41 +340,35 @@ static u16 sticky_rival(s32 cpu, u16 rival, u64 *rvt)
 }
 
 /*
- * The tick period, measured from jiffies over the first CS_TICK_LEARN_NS
- * after the load (cs_tick_period); 0 until then, when renewal follows
- * half the slice alone. Written once, by whichever tick gets there first.
- */
-u64 tick_ns, tick_t0, tick_j0;
-
-static void tick_learn(u64 now)
-{
-	if (tick_ns || now - tick_t0 < CS_TICK_LEARN_NS)
-		return;
-	tick_ns = cs_tick_period(now - tick_t0, bpf_jiffies64() - tick_j0);
-}
-
-/*
  * Renewal. A task whose slice is about to run out (less than half of it
  * or a tick and a half left: cs_renew_due) gets a new one (cs_renew_slice)
  * when the tick found no other cookie due on its core, no trusted
- * kthread, bound untagged task or local task waits, and no task
- * of its own cookie that may run here waits with a vtime more than a
- * slice below its own (among the first CS_PEEK_TASKS queued; past them,
- * no renewal, so a task bound here further back is not kept out). The
- * dispatch at the slice's end would have kept the cookie and taken a task
- * no more deserving, at the cost of a dispatch, a re-queue and a context
- * switch. Example: four CPU-bound threads of A on a core, T1 running at
- * vtime 12 ms, T3 waiting at 10 ms: T1 is renewed (12 <= 10 + 5) until
- * it passes 15 ms, then its slice ends and T3 runs. Inside a cookie,
- * tasks stay within about two slices of each other, as move_local_first()
- * allows. A slice already 0 (ended, or zeroed by a sibling's preempting
- * kick) is never renewed, so no handover asked for is undone, and the
- * claim and cur of this CPU stay what they were: isolation is untouched.
+ * kthread, bound untagged task or local task waits, and no task of its
+ * own cookie that may run here waits with a vtime more than a slice below
+ * its own (among the first CS_PEEK_TASKS queued; past them, no renewal,
+ * so a task bound here further back is not kept out). The dispatch at the
+ * slice's end would have kept the cookie and taken a task no more
+ * deserving, at the cost of a dispatch, a re-queue and a context switch.
+ * Example: four CPU-bound threads of A on a core, T1 running at vtime 12
+ * ms, T3 waiting at 10 ms: T1 is renewed (12 <= 10 + 5) until it passes
+ * 15 ms, then its slice ends and T3 runs. Inside a cookie, tasks stay
+ * within about two slices of each other, as move_local_first() allows.
+ * A slice already 0 (ended, or zeroed by a sibling's preempting kick) is
+ * never renewed, so no handover asked for is undone, and the claim and
+ * cur of this CPU stay what they were: isolation is untouched.
+ * A renewed slice longer than slice_ns (a tick and a half of a slow
+ * tick) only has to reach the next tick: a tick that then renews no more
+ * takes that stretch back (cs_renew_refused), so the task stops when a
+ * plain renewal's slice would have. Example, HZ=100, a 5 ms slice: a
+ * renewal gives 15 ms, 10 ms of it stretch; the next tick, 10 ms on,
+ * renews no more (T3 is due): 5 ms are left, all stretch, so the slice
+ * ends there, as a plain one would have.
  */
-static void slice_renew(s32 cpu, struct task_struct *p, u16 slot)
+static void slice_renew(s32 cpu, struct task_struct *p, struct task_ctx *tctx)
 {
 	struct bpf_iter_scx_dsq it;
 	struct task_struct *q;
+	u16 slot = tctx->slot;
 	bool keep = true;
 	int n = 0;
 
@@ -383,23 +377,29 @@ static void slice_renew(s32 cpu, struct task_struct *p, u16 slot)
 		return;
 	if ((trust_kthreads && cs_nr_queued(DSQ_TRUST) > 0) ||
 	    pin_of(cpu)->nr > 0 || cs_nr_queued(SCX_DSQ_LOCAL) > 0)
-		return;
-	bpf_iter_scx_dsq_new(&it, dsq_of(slot), 0);
-	while ((q = bpf_iter_scx_dsq_next(&it))) {
-		/* Past the peek: a task of it bound here may wait further. */
-		if (++n > CS_PEEK_TASKS) {
-			keep = false;
+		keep = false;
+	if (keep) {
+		bpf_iter_scx_dsq_new(&it, dsq_of(slot), 0);
+		while ((q = bpf_iter_scx_dsq_next(&it))) {
+			/* Past the peek: one of it bound here may wait further. */
+			if (++n > CS_PEEK_TASKS) {
+				keep = false;
+				break;
+			}
+			if (!bpf_cpumask_test_cpu(cpu, q->cpus_ptr))
+				continue;
+			keep = p->scx.dsq_vtime <= q->scx.dsq_vtime + slice_ns;
 			break;
 		}
-		if (!bpf_cpumask_test_cpu(cpu, q->cpus_ptr))
-			continue;
-		keep = p->scx.dsq_vtime <= q->scx.dsq_vtime + slice_ns;
-		break;
+		bpf_iter_scx_dsq_destroy(&it);
 	}
-	bpf_iter_scx_dsq_destroy(&it);
-	if (!keep)
+	if (!keep) {
+		p->scx.slice = cs_renew_refused(p->scx.slice, tctx->stretch);
+		tctx->stretch = 0;
 		return;
+	}
 	p->scx.slice = cs_renew_slice(slice_ns, tick_ns);
+	tctx->stretch = p->scx.slice - slice_ns;
 	if (p->scx.dsq_vtime > *tvnow_of(slot))
 		*tvnow_of(slot) = p->scx.dsq_vtime;
 	cpu_stat(cpu)->renewals++;

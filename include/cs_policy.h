@@ -700,21 +700,26 @@ static inline __u64 cs_clamp_vtime(__u64 vt, __u64 now, __u64 lag)
 /*
  * Renewal and the tick. A tick may renew the running task's slice
  * (slice_renew, pick.bpf.h), but only while some of it is left: a slice
- * that reached 0 between two ticks has ended, and its dispatch runs. So
- * the renewal must come at the last tick before the slice runs out, and
- * a renewed slice must outlast the next tick. The tick period @tick is
- * measured (cs_tick_period); 0 while unknown.
+ * that reached 0 between two ticks is over, and the next tick ends the
+ * task's run. So the renewal must come at the last tick before the slice
+ * runs out, and a renewed slice must outlast the next tick. @tick is the
+ * kernel's tick (TICK_NSEC, which the loader reads as the resolution of
+ * CLOCK_MONOTONIC_COARSE); 0 if unknown.
  * A slice is renewed when 0 < @left <= the larger of half the @slice and
  * a tick and a half (cs_renew_floor), and renewed to the larger of the
- * slice and that floor (cs_renew_slice). Half a slice alone missed: with
- * a 2 ms slice and 1 ms ticks that come 0.2 ms early or late, a renewed
- * slice had 0.8 to 1.2 ms left at the next tick, above half (1 ms), and
- * ran out before the one after; and at HZ=250 (4 ms ticks), a 5 ms
- * slice whose first tick found more than 2.5 ms left had run out by the
- * next unless that tick came in its first millisecond. Worked example,
- * HZ=250, a 5 ms slice: the floor is 6 ms, so the first tick renews (to
- * 6 ms), and so does every tick after (2 ms left); at HZ=1000 the floor
- * is 1.5 ms, and a 5 ms slice is renewed below 2.5 ms, as before.
+ * slice and that floor (cs_renew_slice). Half the slice alone missed:
+ * with a 2 ms slice and 1 ms ticks that each come up to 0.2 ms early or
+ * late, a renewed slice could have more than half (1 ms) left at the
+ * next tick and run out before the one after; and at HZ=250 (4 ms ticks), a new 5 ms slice
+ * whose first tick came 1 to 2.5 ms into it had more than half left
+ * there and nothing left at the next. A renewal past the slice (the
+ * floor is longer) stretches it only to reach the next tick: if that
+ * tick renews no more, the stretch is taken back (cs_renew_refused).
+ * Worked example, HZ=250, a 5 ms slice: the floor is 6 ms, so the first
+ * tick renews (to 6 ms, 1 ms of stretch), and so does every tick after
+ * (2 ms left); one that does not leaves 1 ms, as a plain renewal would
+ * have. At HZ=1000 the floor is 1.5 ms, and a 5 ms slice is renewed
+ * below 2.5 ms, as before.
  */
 static inline __u64 cs_renew_floor(__u64 tick)
 {
@@ -735,17 +740,10 @@ static inline __u64 cs_renew_slice(__u64 slice, __u64 tick)
 	return cs_renew_floor(tick) > slice ? cs_renew_floor(tick) : slice;
 }
 
-/*
- * The tick period from @dt ns over which jiffies advanced @djiffies (0
- * while none did): the kernel's HZ, which no interface gives a BPF
- * program. Over a second (CS_TICK_LEARN_NS), a jiffy more or less is
- * 0.1 % at HZ=1000 and 1 % at HZ=100.
- */
-#define CS_TICK_LEARN_NS (1000ULL * 1000 * 1000)
-
-static inline __u64 cs_tick_period(__u64 dt, __u64 djiffies)
+/* The slice left when a tick renews no more: @left less the @stretch. */
+static inline __u64 cs_renew_refused(__u64 left, __u64 stretch)
 {
-	return djiffies ? dt / djiffies : 0;
+	return left > stretch ? left - stretch : 0;
 }
 
 /*

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/magic.h>
 #include <bpf/bpf.h>
@@ -282,6 +283,22 @@ static void check_kernel(const struct opts *o)
 }
 
 /* The topology, before the scheduler is loaded; unknown CPUs are fenced. */
+/*
+ * The kernel's tick (TICK_NSEC), the resolution of CLOCK_MONOTONIC_COARSE,
+ * for the renewal rule (cs_renew_due); 0 if it is outside 100 us to 100
+ * ms (HZ 10 to 10,000), which renews at half a slice alone.
+ */
+static __u64 kernel_tick_ns(void)
+{
+	struct timespec ts;
+	__u64 ns;
+
+	if (clock_getres(CLOCK_MONOTONIC_COARSE, &ts))
+		return 0;
+	ns = (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+	return ns >= 100000 && ns <= 100000000 ? ns : 0;
+}
+
 static void set_topology(struct coresched *skel, const struct cs_topo *t)
 {
 	struct coresched__bss *bss = skel->bss;
@@ -472,6 +489,7 @@ static int sched_start(struct sched *s, const struct opts *o,
 	s->skel->rodata->trust_kthreads = o->trust_kthreads;
 	s->skel->rodata->slice_ns = o->slice_ns;
 	s->skel->rodata->grace_ns = o->grace_ns ? o->grace_ns : o->slice_ns;
+	s->skel->rodata->tick_ns = kernel_tick_ns();
 	/* Without it (no CPU hotplug in the kernel) no CPU dies under us. */
 	bpf_program__set_autoload(s->skel->progs.cs_cpu_dead,
 				  cs_kernel_has("takedown_cpu", BTF_KIND_FUNC,
@@ -761,12 +779,14 @@ int main(int argc, char **argv)
 				(double)(started_at - lost_at) / 1e6, restarts);
 		else
 			fprintf(stderr,
-				"scx_coresched: enabled, mode %s, %d CPUs in %d cores (SMT %d) and %d last-level caches, slice %llu us, kernel threads %s, fail-mode %s\n",
+				"scx_coresched: enabled, mode %s, %d CPUs in %d cores (SMT %d) and %d last-level caches, slice %llu us (tick %llu us), kernel threads %s, fail-mode %s\n",
 				mode_name(o.mode), topo.nr_cpus, topo.nr_cores,
 				topo.smt, topo.nr_llcs,
 				(unsigned long long)(o.slice_ns / 1000),
+				(unsigned long long)(kernel_tick_ns() / 1000),
 				o.trust_kthreads ? "trusted" : "untagged",
-				o.fail_mode == CS_FAIL_CLOSED ? "closed" : "open");
+				o.fail_mode == CS_FAIL_CLOSED ? "closed" :
+								"open");
 		lost_at = 0;
 		/* Unprivileged cgroup tagging; once, stopped at exit. */
 		cs_ctlsock_start(verbose);
