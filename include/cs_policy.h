@@ -710,11 +710,12 @@ static inline __u64 cs_clamp_vtime(__u64 vt, __u64 now, __u64 lag)
  * slice and that floor (cs_renew_slice). Half the slice alone missed:
  * with a 2 ms slice and 1 ms ticks that each come up to 0.2 ms early or
  * late, a renewed slice could have more than half (1 ms) left at the
- * next tick and run out before the one after; and at HZ=250 (4 ms ticks), a new 5 ms slice
- * whose first tick came 1 to 2.5 ms into it had more than half left
- * there and nothing left at the next. A renewal past the slice (the
- * floor is longer) stretches it only to reach the next tick: if that
- * tick renews no more, the stretch is taken back (cs_renew_refused).
+ * next tick and run out before the one after; and at HZ=250 (4 ms
+ * ticks), a new 5 ms slice whose first tick came 1 to 2.5 ms into it had
+ * more than half left there and nothing left at the next. A renewal past
+ * the slice (the floor is longer) stretches it only to reach the next
+ * tick: if that tick renews no more, the stretch is taken back
+ * (cs_renew_refused).
  * Worked example, HZ=250, a 5 ms slice: the floor is 6 ms, so the first
  * tick renews (to 6 ms, 1 ms of stretch), and so does every tick after
  * (2 ms left); one that does not leaves 1 ms, as a plain renewal would
