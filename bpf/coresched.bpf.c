@@ -653,7 +653,10 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 			p->scx.slice = 0;
 	}
 	PROF_MARK(CS_PROF_TICK_HANDOVER);
-	/* Unless handed over (slice 0): keep the CPU if the cookie may. */
+	/*
+	 * Unless handed over (slice 0): keep the CPU if the cookie may, or
+	 * take back a renewal's stretch if it may not (slice_renew).
+	 */
 	slice_renew(cpu, p, tctx);
 }
 

@@ -381,7 +381,7 @@ static void slice_renew(s32 cpu, struct task_struct *p, struct task_ctx *tctx)
 	if (keep) {
 		bpf_iter_scx_dsq_new(&it, dsq_of(slot), 0);
 		while ((q = bpf_iter_scx_dsq_next(&it))) {
-			/* Past the peek: one of it bound here may wait further. */
+			/* Past the peek: one bound here may wait further. */
 			if (++n > CS_PEEK_TASKS) {
 				keep = false;
 				break;

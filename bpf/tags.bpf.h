@@ -69,7 +69,10 @@ struct task_ctx {
 	u16 qslot; /* tagged slot it is counted queued in (slot_qcnt), or NONE */
 	u16 pin_cpu; /* CPU whose pin0[] counts it queued (guard.bpf.h), or NONE */
 	u16 last_cpu; /* the CPU it last ran on, or CS_NO_CPU */
-	/* ns of its slice past slice_ns, from its last renewal (pick.bpf.h) */
+	/*
+	 * ns of its slice past slice_ns, from its last renewal (pick.bpf.h):
+	 * under 1.5 ticks, and the loader's tick is at most 100 ms
+	 */
 	u32 stretch;
 };
 

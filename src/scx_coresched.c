@@ -152,6 +152,7 @@ struct opts {
 	bool uninstall;
 	const char *policy; /* --policy; NULL: the default file, if any */
 	enum cs_prctl_want prctl; /* --prctl */
+	__u64 tick_ns; /* the kernel's tick (kernel_tick_ns), 0: unknown */
 };
 
 /* A duration option in microseconds, 100 us to 1 s, as ns. */
@@ -163,6 +164,22 @@ static __u64 parse_us(const char *opt, const char *arg)
 	if (end == arg || *end || us < 100 || us > 1000000)
 		die("%s '%s': give microseconds from 100 to 1000000", opt, arg);
 	return (__u64)us * 1000;
+}
+
+/*
+ * The kernel's tick (TICK_NSEC), the resolution of CLOCK_MONOTONIC_COARSE,
+ * for the renewal rule (cs_renew_due); 0 if it is outside 100 us to 100
+ * ms (HZ 10 to 10,000), which renews at half a slice alone.
+ */
+static __u64 kernel_tick_ns(void)
+{
+	struct timespec ts;
+	__u64 ns;
+
+	if (clock_getres(CLOCK_MONOTONIC_COARSE, &ts))
+		return 0;
+	ns = (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+	return ns >= 100000 && ns <= 100000000 ? ns : 0;
 }
 
 static void parse_opts(int argc, char **argv, struct opts *o)
@@ -283,22 +300,6 @@ static void check_kernel(const struct opts *o)
 }
 
 /* The topology, before the scheduler is loaded; unknown CPUs are fenced. */
-/*
- * The kernel's tick (TICK_NSEC), the resolution of CLOCK_MONOTONIC_COARSE,
- * for the renewal rule (cs_renew_due); 0 if it is outside 100 us to 100
- * ms (HZ 10 to 10,000), which renews at half a slice alone.
- */
-static __u64 kernel_tick_ns(void)
-{
-	struct timespec ts;
-	__u64 ns;
-
-	if (clock_getres(CLOCK_MONOTONIC_COARSE, &ts))
-		return 0;
-	ns = (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
-	return ns >= 100000 && ns <= 100000000 ? ns : 0;
-}
-
 static void set_topology(struct coresched *skel, const struct cs_topo *t)
 {
 	struct coresched__bss *bss = skel->bss;
@@ -369,6 +370,22 @@ static void snapshot(struct coresched *skel, struct cs_snapshot *s)
 static const char *mode_name(int mode)
 {
 	return mode == CS_MODE_FILL ? "fill" : mode == CS_MODE_NONE ? "none" : "strict";
+}
+
+/* The start-up line: what runs, on what, with which settings. */
+static void print_enabled(const struct opts *o, const struct cs_topo *topo)
+{
+	char tick[32] = "unknown";
+
+	if (o->tick_ns)
+		snprintf(tick, sizeof(tick), "%llu us",
+			 (unsigned long long)(o->tick_ns / 1000));
+	fprintf(stderr,
+		"scx_coresched: enabled, mode %s, %d CPUs in %d cores (SMT %d) and %d last-level caches, slice %llu us (tick %s), kernel threads %s, fail-mode %s\n",
+		mode_name(o->mode), topo->nr_cpus, topo->nr_cores, topo->smt,
+		topo->nr_llcs, (unsigned long long)(o->slice_ns / 1000), tick,
+		o->trust_kthreads ? "trusted" : "untagged",
+		o->fail_mode == CS_FAIL_CLOSED ? "closed" : "open");
 }
 
 /* One attached instance of the scheduler. */
@@ -489,7 +506,7 @@ static int sched_start(struct sched *s, const struct opts *o,
 	s->skel->rodata->trust_kthreads = o->trust_kthreads;
 	s->skel->rodata->slice_ns = o->slice_ns;
 	s->skel->rodata->grace_ns = o->grace_ns ? o->grace_ns : o->slice_ns;
-	s->skel->rodata->tick_ns = kernel_tick_ns();
+	s->skel->rodata->tick_ns = o->tick_ns;
 	/* Without it (no CPU hotplug in the kernel) no CPU dies under us. */
 	bpf_program__set_autoload(s->skel->progs.cs_cpu_dead,
 				  cs_kernel_has("takedown_cpu", BTF_KIND_FUNC,
@@ -719,6 +736,7 @@ int main(int argc, char **argv)
 	enum run_end end;
 
 	parse_opts(argc, argv, &o);
+	o.tick_ns = kernel_tick_ns();
 	libbpf_set_print(libbpf_print);
 	if (o.uninstall) {
 		if (geteuid() != 0)
@@ -778,15 +796,7 @@ int main(int argc, char **argv)
 				"scx_coresched: isolating again %.1f ms after it was lost (restart %d)\n",
 				(double)(started_at - lost_at) / 1e6, restarts);
 		else
-			fprintf(stderr,
-				"scx_coresched: enabled, mode %s, %d CPUs in %d cores (SMT %d) and %d last-level caches, slice %llu us (tick %llu us), kernel threads %s, fail-mode %s\n",
-				mode_name(o.mode), topo.nr_cpus, topo.nr_cores,
-				topo.smt, topo.nr_llcs,
-				(unsigned long long)(o.slice_ns / 1000),
-				(unsigned long long)(kernel_tick_ns() / 1000),
-				o.trust_kthreads ? "trusted" : "untagged",
-				o.fail_mode == CS_FAIL_CLOSED ? "closed" :
-								"open");
+			print_enabled(&o, &topo);
 		lost_at = 0;
 		/* Unprivileged cgroup tagging; once, stopped at exit. */
 		cs_ctlsock_start(verbose);
