@@ -156,8 +156,13 @@ char _license[] SEC("license") = "GPL";
 const volatile bool trust_kthreads;
 const volatile u64 slice_ns = 5ULL * 1000 * 1000;
 const volatile u64 grace_ns = 5ULL * 1000 * 1000;
-/* The kernel's tick (TICK_NSEC), from the loader; 0 if unknown. */
-const volatile u64 tick_ns;
+/*
+ * Renewal (slice_renew): the most a slice may have left to be renewed
+ * (cs_renew_below) and the renewed slice (cs_renew_slice), from the
+ * loader, which knows the kernel's tick.
+ */
+const volatile u64 renew_below_ns = 5ULL * 1000 * 1000 / 2;
+const volatile u64 renew_slice_ns = 5ULL * 1000 * 1000;
 
 /*
  * Cookies looked at, in vtime order, for the most deserving one that can

@@ -372,8 +372,7 @@ static void slice_renew(s32 cpu, struct task_struct *p, struct task_ctx *tctx)
 	bool keep = true;
 	int n = 0;
 
-	if (!cs_renew_due(p->scx.slice, slice_ns, tick_ns) ||
-	    slot >= CS_NR_SLOTS)
+	if (!cs_renew_due(p->scx.slice, renew_below_ns) || slot >= CS_NR_SLOTS)
 		return;
 	if ((trust_kthreads && cs_nr_queued(DSQ_TRUST) > 0) ||
 	    pin_of(cpu)->nr > 0 || cs_nr_queued(SCX_DSQ_LOCAL) > 0)
@@ -398,8 +397,8 @@ static void slice_renew(s32 cpu, struct task_struct *p, struct task_ctx *tctx)
 		tctx->stretch = 0;
 		return;
 	}
-	p->scx.slice = cs_renew_slice(slice_ns, tick_ns);
-	tctx->stretch = p->scx.slice - slice_ns;
+	p->scx.slice = renew_slice_ns;
+	tctx->stretch = renew_slice_ns - slice_ns;
 	if (p->scx.dsq_vtime > *tvnow_of(slot))
 		*tvnow_of(slot) = p->scx.dsq_vtime;
 	cpu_stat(cpu)->renewals++;

@@ -727,12 +727,15 @@ static inline __u64 cs_renew_floor(__u64 tick)
 	return tick + tick / 2;
 }
 
-static inline bool cs_renew_due(__u64 left, __u64 slice, __u64 tick)
+/* The most a slice may have left for a tick to renew it (once, at load). */
+static inline __u64 cs_renew_below(__u64 slice, __u64 tick)
 {
-	__u64 below = slice / 2;
+	return cs_renew_floor(tick) > slice / 2 ? cs_renew_floor(tick) :
+						  slice / 2;
+}
 
-	if (cs_renew_floor(tick) > below)
-		below = cs_renew_floor(tick);
+static inline bool cs_renew_due(__u64 left, __u64 below)
+{
 	return left && left <= below;
 }
 

@@ -168,7 +168,7 @@ static __u64 parse_us(const char *opt, const char *arg)
 
 /*
  * The kernel's tick (TICK_NSEC), the resolution of CLOCK_MONOTONIC_COARSE,
- * for the renewal rule (cs_renew_due); 0 if it is outside 100 us to 100
+ * for the renewal rule (cs_renew_below); 0 if it is outside 100 us to 100
  * ms (HZ 10 to 10,000), which renews at half a slice alone.
  */
 static __u64 kernel_tick_ns(void)
@@ -506,7 +506,10 @@ static int sched_start(struct sched *s, const struct opts *o,
 	s->skel->rodata->trust_kthreads = o->trust_kthreads;
 	s->skel->rodata->slice_ns = o->slice_ns;
 	s->skel->rodata->grace_ns = o->grace_ns ? o->grace_ns : o->slice_ns;
-	s->skel->rodata->tick_ns = o->tick_ns;
+	s->skel->rodata->renew_below_ns =
+		cs_renew_below(o->slice_ns, o->tick_ns);
+	s->skel->rodata->renew_slice_ns =
+		cs_renew_slice(o->slice_ns, o->tick_ns);
 	/* Without it (no CPU hotplug in the kernel) no CPU dies under us. */
 	bpf_program__set_autoload(s->skel->progs.cs_cpu_dead,
 				  cs_kernel_has("takedown_cpu", BTF_KIND_FUNC,

@@ -1151,11 +1151,13 @@ static bool test_policy_renew_rule(void)
 	const __u64 ms = 1000 * 1000;
 
 	/* HZ=1000, 5 ms: below half the slice, as before the floor. */
-	CHECK(!cs_renew_due(3 * ms, 5 * ms, ms), "3 ms left renewed");
-	CHECK(cs_renew_due(5 * ms / 2, 5 * ms, ms), "2.5 ms left not renewed");
+	CHECK(!cs_renew_due(3 * ms, cs_renew_below(5 * ms, ms)),
+	      "3 ms left renewed");
+	CHECK(cs_renew_due(5 * ms / 2, cs_renew_below(5 * ms, ms)),
+	      "2.5 ms left not renewed");
 	CHECK_EQ(cs_renew_slice(5 * ms, ms), 5 * ms);
 	/* HZ=250: every tick renews, to a tick and a half... */
-	CHECK(cs_renew_due(5 * ms, 5 * ms, 4 * ms),
+	CHECK(cs_renew_due(5 * ms, cs_renew_below(5 * ms, 4 * ms)),
 	      "a whole slice left at HZ=250");
 	CHECK_EQ(cs_renew_slice(5 * ms, 4 * ms), 6 * ms);
 	/* ...and one that does not takes the 1 ms of stretch back. */
@@ -1163,8 +1165,9 @@ static bool test_policy_renew_rule(void)
 	CHECK_EQ(cs_renew_refused(5 * ms, 10 * ms), 0); /* HZ=100 */
 	CHECK_EQ(cs_renew_refused(2 * ms, 0), 2 * ms);
 	/* Ended, never renewed; the tick unknown: half the slice. */
-	CHECK(!cs_renew_due(0, 5 * ms, 4 * ms), "an ended slice renewed");
-	CHECK(!cs_renew_due(3 * ms, 5 * ms, 0),
+	CHECK(!cs_renew_due(0, cs_renew_below(5 * ms, 4 * ms)),
+	      "an ended slice renewed");
+	CHECK(!cs_renew_due(3 * ms, cs_renew_below(5 * ms, 0)),
 	      "3 ms left renewed, tick unknown");
 	CHECK_EQ(cs_renew_slice(5 * ms, 0), 5 * ms);
 	return true;
@@ -1203,7 +1206,7 @@ static unsigned int renew_model(__u64 slice, __u64 tick, __u64 jit, __u64 known,
 			continue;
 		}
 		alive = true;
-		if (cs_renew_due(left, slice, known))
+		if (cs_renew_due(left, cs_renew_below(slice, known)))
 			end = t + cs_renew_slice(slice, known);
 	}
 	return misses;
