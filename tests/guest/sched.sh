@@ -9,8 +9,17 @@
 
 secs=${SCX_SECS:-10}
 
-# usage_us CGROUP: CPU time used by the cgroup so far, in microseconds.
-usage_us() { awk '$1 == "usage_usec" { print $2 }' "$1/cpu.stat"; }
+# usage_us VAR CGROUP: VAR = the CPU time CGROUP used so far, in
+# microseconds (0 if unreadable). Read by the shell itself: with every
+# vCPU spinning, starting awk for it took 20 to 33 s (weight floor).
+usage_us() {
+	local _k _v
+	printf -v "$1" 0
+	while read -r _k _v; do
+		[ "$_k" = usage_usec ] && printf -v "$1" '%s' "$_v" && return 0
+	done <"$2/cpu.stat"
+	return 1
+}
 
 # stats FILE: intervals, min, mean and coefficient of variation of the
 # counts a progress worker printed.
@@ -44,12 +53,13 @@ spin_two() {
 		spin_err="could not tag $1 and $3 and start their spinners"
 		return 1
 	fi
-	sleep 2
-	ua=$(usage_us "$1")
-	ub=$(usage_us "$3")
-	sleep "$secs"
-	da=$(($(usage_us "$1") - ${ua:-0}))
-	db=$(($(usage_us "$3") - ${ub:-0}))
+	nap 2
+	usage_us ua "$1"
+	usage_us ub "$3"
+	nap "$secs"
+	usage_us da "$1"
+	usage_us db "$3"
+	da=$((da - ua)) db=$((db - ub))
 	stop_bg
 	if [ $((da + db)) -lt $((NCPU * secs * 1000000 / 4)) ]; then
 		spin_err="$1 used ${da} us and $3 ${db} us of CPU in ${secs}s: under a quarter of the CPUs"
@@ -366,7 +376,7 @@ watch_windows() {
 FLOOR_WINDOWS=4
 test_weight_floor() {
 	local name=weight_floor_1_to_10000 a b i from pids=() ran need why \
-		rescues share ua ub turns ov sw t0 worst
+		rescues share ua ub ia ib turns ov sw t0 worst
 	if ! restart_observed "$TMP/floor"; then
 		fail $name "the observer or the scheduler did not start"
 		return
@@ -380,27 +390,31 @@ test_weight_floor() {
 		stop_observer
 		return
 	fi
+	# The untagged cookie's weight is that of its runnable tasks: at nice
+	# -20 this shell keeps its pace beside B (it sleeps meanwhile). Before
+	# the spinners start: renice took 27 s after. They inherit it, which
+	# changes nothing between A and B (their cgroups' weights).
+	renice -n -20 $$ >/dev/null
 	for ((i = 0; i < NCPU; i++)); do
 		# shellcheck disable=SC2016 # a loop for that sh
 		if ! start_in "$a" sh -c 'while :; do :; done' ||
 			! { pids+=("$LAST") && start_in "$b" sh -c 'while :; do :; done'; }; then
 			fail $name "could not start the spinners"
 			stop_bg
+			renice -n 0 $$ >/dev/null
 			stop_observer
 			return
 		fi
 	done
-	# The untagged cookie's weight is that of its runnable tasks: at nice
-	# -20 this shell keeps its pace beside B (it sleeps meanwhile).
-	renice -n -20 $$ >/dev/null
 	nap 1
-	ua=$(usage_us "$a")
-	ub=$(usage_us "$b")
+	usage_us ua "$a"
+	usage_us ub "$b"
 	t0=$SECONDS
 	watch_windows 1 "${pids[@]}"
 	ran=$ww_ran turns=$ww_runs why=${ww_why//task/A spinner}
-	ua=$(($(usage_us "$a") - ua))
-	ub=$(($(usage_us "$b") - ub))
+	usage_us ia "$a"
+	usage_us ib "$b"
+	ua=$((ia - ua)) ub=$((ib - ub))
 	stop_bg
 	renice -n 0 $$ >/dev/null
 	stop_observer
@@ -517,18 +531,20 @@ affinity_phase() {
 		run_in "$AC" taskset -c 2,3 stress-ng --quiet --cpu 2 --timeout $((secs + 10)) &&
 		run_in "$AD" taskset -c 2,3 stress-ng --quiet --cpu 2 --timeout $((secs + 10)) ||
 		return 1
-	sleep 2
-	b0=$(usage_us "$AB")
-	c0=$(usage_us "$AC")
-	d0=$(usage_us "$AD")
-	i0=$(idle_ticks 2 3)
-	t0=$(date +%s%N)
-	sleep "$secs"
-	ub=$(($(usage_us "$AB") - b0))
-	uc=$(($(usage_us "$AC") - c0))
-	ud=$(($(usage_us "$AD") - d0))
-	idle=$(($(idle_ticks 2 3) - i0))
-	el=$((($(date +%s%N) - t0) / 1000))
+	nap 2
+	usage_us b0 "$AB"
+	usage_us c0 "$AC"
+	usage_us d0 "$AD"
+	idle_ticks i0 2 3
+	t0=${EPOCHREALTIME/./}
+	nap "$secs"
+	usage_us ub "$AB"
+	usage_us uc "$AC"
+	usage_us ud "$AD"
+	ub=$((ub - b0)) uc=$((uc - c0)) ud=$((ud - d0))
+	idle_ticks idle 2 3
+	idle=$((idle - i0))
+	el=$((${EPOCHREALTIME/./} - t0))
 	stop_bg
 	ub=$((ub * 1000 / el))
 	uc=$((uc * 1000 / el))
@@ -591,10 +607,15 @@ test_affinity() {
 	if [ -z "$why2" ]; then pass affinity_bound_best_passed; else fail affinity_bound_best_passed "$why2"; fi
 }
 
-# idle_ticks CPU...: the CPUs' idle time so far (/proc/stat), in ticks.
+# idle_ticks VAR CPU...: VAR = the CPUs' idle time so far (/proc/stat), in
+# ticks (read by the shell, as usage_us).
 idle_ticks() {
-	local want=" $* "
-	awk -v w="$want" '$1 ~ /^cpu[0-9]/ && index(w, " " substr($1, 4) " ") { s += $5 } END { print s + 0 }' /proc/stat
+	local _w=" ${*:2} " _f _s=0
+	while read -r -a _f; do
+		[[ ${_f[0]} == cpu[0-9]* && $_w == *" ${_f[0]#cpu} "* ]] &&
+			_s=$((_s + _f[4]))
+	done </proc/stat
+	printf -v "$1" '%s' "$_s"
 }
 
 # While a CPU goes down or comes up, sched_ext runs what is queued on it
