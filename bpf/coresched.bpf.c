@@ -163,6 +163,8 @@ const volatile u64 grace_ns = 5ULL * 1000 * 1000;
  */
 const volatile u64 renew_below_ns = 5ULL * 1000 * 1000 / 2;
 const volatile u64 renew_slice_ns = 5ULL * 1000 * 1000;
+/* The kernel's tick, from the loader (0: unknown): stalls, cs_stall_lost. */
+const volatile u64 tick_ns;
 
 /*
  * Cookies looked at, in vtime order, for the most deserving one that can
@@ -583,6 +585,7 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	PROF_MARK(CS_PROF_EMPTY);
 	if (!tctx)
 		return;
+	stall_count(tctx, cpu, now);
 	charge(p, tctx, cpu, now);
 	PROF_MARK(CS_PROF_TICK_CHARGE);
 	charge_flush(cpu);

@@ -471,6 +471,25 @@ static bool vtime_ordered(u32 slot)
 	return slot < CS_NR_SLOTS || slot == CS_SLOT_EXCL;
 }
 
+/*
+ * A tick that comes two ticks or more after the running task's last
+ * charge: its CPU did not run for most of that (cs_stall_lost). Counted
+ * only (the statistics' stalls): the charge and the slice still take it.
+ */
+static void stall_count(struct task_ctx *tctx, s32 cpu, u64 now)
+{
+	struct cs_cpu_stat *st = cpu_stat(cpu);
+	u64 lost;
+
+	if (!tctx->last_charge)
+		return;
+	lost = cs_stall_lost(now - tctx->last_charge, tick_ns);
+	if (!lost)
+		return;
+	st->stalls++;
+	st->stall_ns += lost;
+}
+
 /* Charge @p's run until @now since its last charge to it and its cookie. */
 static void charge(struct task_struct *p, struct task_ctx *tctx, s32 cpu,
 		   u64 now)

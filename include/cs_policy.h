@@ -751,6 +751,27 @@ static inline __u64 cs_renew_refused(__u64 left, __u64 stretch)
 }
 
 /*
+ * Stalls. A CPU that runs a task takes a tick every @tick, so a running
+ * task's charges (at each tick, and when it stops) come a tick apart or
+ * less. Two ticks or more between two of them means that the CPU itself
+ * did not run for most of the gap: a vCPU that its host did not run (a
+ * guest without steal time accounting, as TCG's) or interrupts held off
+ * that long. All of the gap but one tick is lost time (cs_stall_lost):
+ * the statistics count it (stalls, stalled_pct), and the charge and the
+ * slice still take it, so the tick that comes back after the gap can
+ * find the slice over and hand the task over before it ran another
+ * instruction (README, Limits (cookies): not charging it and giving it
+ * back to the slice was tried).
+ * Worked example, HZ=1000 (tick 1 ms): a task runs 0.4 ms, its vCPU is
+ * not run for 20 ms, then its tick comes, 20.4 ms after its last charge:
+ * a stall of 19.4 ms. @tick 0 (unknown) counts none.
+ */
+static inline __u64 cs_stall_lost(__u64 delta, __u64 tick)
+{
+	return tick && delta >= 2 * tick ? delta - tick : 0;
+}
+
+/*
  * The lowest vtime a cookie whose queue was empty comes back at, @vnow
  * being the scheduler's clock and @vseen its value when the cookie last
  * ran: its credit is what the clock advanced since, at most @lag. A fixed

@@ -33,7 +33,7 @@ void cs_interval_compute(const struct cs_topo *t, const struct cs_snapshot *a,
 {
 	double span = (double)(b->t_ns - a->t_ns), core_total = 0, fi_total = 0;
 	__u64 switches = 0, kicks = 0, migrations = 0, llc_migrations = 0;
-	__u64 renewals = 0, untagged_switches = 0;
+	__u64 renewals = 0, untagged_switches = 0, stalls = 0, stall_ns = 0;
 	int cpu, core, s;
 
 	memset(iv, 0, sizeof(*iv));
@@ -69,12 +69,15 @@ void cs_interval_compute(const struct cs_topo *t, const struct cs_snapshot *a,
 		renewals += y->renewals - x->renewals;
 		untagged_switches +=
 			y->untagged_switches - x->untagged_switches;
+		stalls += y->stalls - x->stalls;
+		stall_ns += y->stall_ns - x->stall_ns;
 	}
 	for (core = 0; core < t->nr_cores; core++)
 		iv->core_forced_idle_pct[core] =
 			pct(iv->core_forced_idle_pct[core],
 			    span * t->core_nr[core]);
 	iv->forced_idle_pct = pct(fi_total, span * t->nr_cpus);
+	iv->stalled_pct = pct((double)stall_ns, span * t->nr_cpus);
 
 	for (s = 0; s < CS_NR_SLOTS; s++) {
 		static const struct cs_slot_stat zero;
@@ -101,6 +104,7 @@ void cs_interval_compute(const struct cs_topo *t, const struct cs_snapshot *a,
 		iv->renewals_per_s = (double)renewals / iv->secs;
 		iv->untagged_switches_per_s =
 			(double)untagged_switches / iv->secs;
+		iv->stalls_per_s = (double)stalls / iv->secs;
 	}
 	iv->max_wait_ms = (double)b->max_wait_ns / 1e6;
 	iv->slot_full = b->slot_full - a->slot_full;
@@ -139,7 +143,8 @@ static void print_text(FILE *f, const struct cs_topo *t,
 			fprintf(f, "%s%d", i ? "," : "", t->core_cpu[core][i]);
 		fprintf(f, ") %.1f%%", iv->core_forced_idle_pct[core]);
 	}
-	fprintf(f, "\ncookie switches %.0f/s (to or from untagged work %.0f/s)  sibling kicks %.0f/s  worst wait %.2f ms  transit retries %llu  unclaimed runs %llu  slots full %llu  untagged rescues %llu  cookie rescues %llu  task rescues %llu\nmigrations %.0f/s (across last-level caches %.0f/s)  slices renewed %.0f/s\n",
+	fprintf(f,
+		"\ncookie switches %.0f/s (to or from untagged work %.0f/s)  sibling kicks %.0f/s  worst wait %.2f ms  transit retries %llu  unclaimed runs %llu  slots full %llu  untagged rescues %llu  cookie rescues %llu  task rescues %llu\nmigrations %.0f/s (across last-level caches %.0f/s)  slices renewed %.0f/s  stalls %.0f/s (%.1f%% of CPU time)\n",
 		iv->switches_per_s, iv->untagged_switches_per_s,
 		iv->kicks_per_s, iv->max_wait_ms,
 		(unsigned long long)iv->transit_retries,
@@ -147,9 +152,9 @@ static void print_text(FILE *f, const struct cs_topo *t,
 		(unsigned long long)iv->slot_full,
 		(unsigned long long)iv->untagged_rescues,
 		(unsigned long long)iv->cookie_rescues,
-		(unsigned long long)iv->task_rescues,
-		iv->migrations_per_s, iv->llc_migrations_per_s,
-		iv->renewals_per_s);
+		(unsigned long long)iv->task_rescues, iv->migrations_per_s,
+		iv->llc_migrations_per_s, iv->renewals_per_s, iv->stalls_per_s,
+		iv->stalled_pct);
 	for (s = 0; s < CS_NR_SLOTS; s++) {
 		if (!iv->active[s])
 			continue;
@@ -210,6 +215,8 @@ static void print_json(FILE *f, const struct cs_topo *t,
 	cs_json_dbl(&j, "renewals_per_s", iv->renewals_per_s, 1);
 	cs_json_dbl(&j, "untagged_switches_per_s", iv->untagged_switches_per_s,
 		    1);
+	cs_json_dbl(&j, "stalls_per_s", iv->stalls_per_s, 1);
+	cs_json_dbl(&j, "stalled_pct", iv->stalled_pct, 2);
 	cs_json_end(&j);
 	fflush(f);
 }
@@ -294,6 +301,12 @@ void cs_interval_print_prom(FILE *f, const struct cs_topo *t,
 	prom_gauge(f, "llc_migrations_per_second", "Of those, runs on another last-level cache, per second in the interval.", iv->llc_migrations_per_s, 1);
 	prom_gauge(f, "renewals_per_second", "Slices renewed at a tick (no other cookie due, no task of the cookie more deserving), per second in the interval.", iv->renewals_per_s, 1);
 	prom_gauge(f, "untagged_switches_per_second", "Of the cookie switches, those to or from untagged work (or trusted kernel threads, or cookies beyond the slots), per second in the interval.", iv->untagged_switches_per_s, 1);
+	prom_gauge(f, "stalls_per_second",
+		   "Ticks that found their CPU had not run for two ticks or more (a vCPU its host did not run), per second in the interval.",
+		   iv->stalls_per_s, 1);
+	prom_gauge(f, "stalled_percent",
+		   "The time those stalls lost (not charged to the running task), in percent of all CPU time in the interval.",
+		   iv->stalled_pct, 2);
 	fflush(f);
 }
 

@@ -37,6 +37,8 @@ struct cs_interval {
 	double migrations_per_s, llc_migrations_per_s;
 	double renewals_per_s; /* slices renewed at a tick */
 	double untagged_switches_per_s; /* of switches_per_s, untagged ones */
+	double stalls_per_s; /* ticks that found a stall (cs_stall_lost) */
+	double stalled_pct; /* the time lost in them, of all CPU time */
 };
 
 /* Compute the interval from snapshot @a to @b. */

@@ -510,6 +510,7 @@ static int sched_start(struct sched *s, const struct opts *o,
 		cs_renew_below(o->slice_ns, o->tick_ns);
 	s->skel->rodata->renew_slice_ns =
 		cs_renew_slice(o->slice_ns, o->tick_ns);
+	s->skel->rodata->tick_ns = o->tick_ns;
 	/* Without it (no CPU hotplug in the kernel) no CPU dies under us. */
 	bpf_program__set_autoload(s->skel->progs.cs_cpu_dead,
 				  cs_kernel_has("takedown_cpu", BTF_KIND_FUNC,

@@ -1173,6 +1173,22 @@ static bool test_policy_renew_rule(void)
 	return true;
 }
 
+/* Stalls (cs_stall_lost): the worked example in cs_policy.h, the edges. */
+static bool test_policy_stall(void)
+{
+	const __u64 ms = 1000 * 1000;
+
+	CHECK_EQ(cs_stall_lost(20400 * 1000, ms), 19400 * 1000);
+	/* Two ticks or more, all but one lost; less, nothing. */
+	CHECK_EQ(cs_stall_lost(2 * ms - 1, ms), 0);
+	CHECK_EQ(cs_stall_lost(2 * ms, ms), ms);
+	CHECK_EQ(cs_stall_lost(8 * ms, 4 * ms), 4 * ms); /* HZ=250 */
+	CHECK_EQ(cs_stall_lost(7 * ms, 4 * ms), 0);
+	/* The tick unknown: none. */
+	CHECK_EQ(cs_stall_lost(20 * ms, 0), 0);
+	return true;
+}
+
 /*
  * One task under ticks of period @tick that each come up to @jit ns early
  * or late, for @n ticks, its renewal always allowed, the rule told the
@@ -2134,6 +2150,7 @@ int main(void)
 	RUN(policy_yield_grace);
 	RUN(policy_renew_rule);
 	RUN(policy_renew_ticks);
+	RUN(policy_stall);
 	RUN(policy_low_bit);
 	RUN(policy_queue_bound);
 	RUN(policy_clamp_vtime);

@@ -73,6 +73,16 @@ static void interval_2x2(struct cs_topo *t, struct cs_snapshot *a,
 	b->cpu[0].migrations = 17;
 	b->cpu[3].migrations = 3;
 	b->cpu[3].llc_migrations = 2;
+	/*
+	 * Stalls in the 1 s: 3 + 2, losing 40 + 60 ms of the 4 CPUs' 4 s
+	 * (2.50 %).
+	 */
+	a->cpu[1].stalls = 7;
+	b->cpu[1].stalls = 10;
+	b->cpu[3].stalls = 2;
+	a->cpu[1].stall_ns = 5 * MS;
+	b->cpu[1].stall_ns = 45 * MS;
+	b->cpu[3].stall_ns = 60 * MS;
 	/* Renewals in the 1 s: 4 + 1. */
 	a->cpu[2].renewals = 6;
 	b->cpu[2].renewals = 10;
@@ -87,7 +97,9 @@ static void interval_2x2(struct cs_topo *t, struct cs_snapshot *a,
 	cs_interval_compute(t, a, b, iv);
 }
 
-static char *render(bool prom)
+enum format { JSON, PROM, TEXT };
+
+static char *render(enum format how)
 {
 	static struct cs_topo t;
 	static struct cs_snapshot a, b;
@@ -99,10 +111,10 @@ static char *render(bool prom)
 	if (!f)
 		return NULL;
 	interval_2x2(&t, &a, &b, &iv);
-	if (prom)
+	if (how == PROM)
 		cs_interval_print_prom(f, &t, &b, &iv, 1700000000.5);
 	else
-		cs_interval_print(f, &t, &b, &iv, true);
+		cs_interval_print(f, &t, &b, &iv, how == JSON);
 	fclose(f);
 	return buf;
 }
@@ -165,7 +177,7 @@ static bool prom_line(const char *l, size_t *name, bool *sample)
 
 static bool test_prom_grammar(void)
 {
-	char *out = render(true), *line, *save = NULL;
+	char *out = render(PROM), *line, *save = NULL;
 	char typed[32][64];
 	int ntyped = 0, nsamples = 0, i;
 
@@ -196,7 +208,7 @@ static bool test_prom_grammar(void)
 
 static bool test_prom_figures(void)
 {
-	char *out = render(true);
+	char *out = render(PROM);
 	const char *want[] = {
 		"\nscx_coresched_stats_timestamp_seconds 1700000000.500\n",
 		"\nscx_coresched_interval_seconds 1.000\n",
@@ -216,6 +228,8 @@ static bool test_prom_figures(void)
 		"\nscx_coresched_renewals_per_second 5.0\n",
 		"\nscx_coresched_cookie_switches_per_second 12.0\n",
 		"\nscx_coresched_untagged_switches_per_second 5.0\n",
+		"\nscx_coresched_stalls_per_second 5.0\n",
+		"\nscx_coresched_stalled_percent 2.50\n",
 	};
 	int i;
 
@@ -231,7 +245,7 @@ static bool test_prom_figures(void)
 /* coreschedctl stats reads the interval with this very format. */
 static bool test_json_interval_first(void)
 {
-	char *out = render(false);
+	char *out = render(JSON);
 	double secs = 0;
 
 	CHECK(out, "no output");
@@ -246,7 +260,7 @@ static bool test_json_interval_first(void)
 /* The counters summed over the CPUs, in the JSON line too. */
 static bool test_json_counters(void)
 {
-	char *out = render(false);
+	char *out = render(JSON);
 
 	CHECK(out, "no output");
 	CHECK(strstr(out, "\"slot_full\":2"), "slot_full: %s", out);
@@ -262,6 +276,21 @@ static bool test_json_counters(void)
 	      out);
 	CHECK(strstr(out, "\"untagged_switches_per_s\":5.0"),
 	      "untagged switches: %s", out);
+	CHECK(strstr(out, "\"stalls_per_s\":5.0,"), "stalls: %s", out);
+	CHECK(strstr(out, "\"stalled_pct\":2.50"), "stalled: %s", out);
+	free(out);
+	return true;
+}
+
+/* The text form: the counters' line with the stalls. */
+static bool test_text_counters(void)
+{
+	char *out = render(TEXT);
+
+	CHECK(out, "no output");
+	CHECK(strstr(out,
+		     "slices renewed 5/s  stalls 5/s (2.5% of CPU time)\n"),
+	      "stalls: %s", out);
 	free(out);
 	return true;
 }
@@ -325,6 +354,7 @@ int main(void)
 	RUN(prom_figures);
 	RUN(json_interval_first);
 	RUN(json_counters);
+	RUN(text_counters);
 	RUN(cookie_names);
 	RUN(forced_idle_in_progress);
 	return nr_failed ? 1 : 0;
