@@ -481,7 +481,9 @@ static void stall_count(struct task_ctx *tctx, s32 cpu, u64 now)
 	struct cs_cpu_stat *st = cpu_stat(cpu);
 	u64 lost;
 
-	if (!tctx->last_charge)
+	/* As charge(): no charge yet, or a gap it does not charge. */
+	if (!tctx->last_charge ||
+	    now - tctx->last_charge > CS_CHARGE_GAP_MAX_NS)
 		return;
 	lost = cs_stall_lost(now - tctx->last_charge, tick_ns);
 	if (!lost)
@@ -499,7 +501,7 @@ static void charge(struct task_struct *p, struct task_ctx *tctx, s32 cpu,
 	u16 s = tctx->slot;
 
 	delta = now - tctx->last_charge;
-	if (!tctx->last_charge || delta > 10ULL * 1000 * 1000 * 1000)
+	if (!tctx->last_charge || delta > CS_CHARGE_GAP_MAX_NS)
 		delta = 0;
 	tctx->last_charge = now;
 	if (p->scx.weight)

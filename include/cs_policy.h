@@ -753,19 +753,25 @@ static inline __u64 cs_renew_refused(__u64 left, __u64 stretch)
 /*
  * Stalls. A CPU that runs a task takes a tick every @tick, so a running
  * task's charges (at each tick, and when it stops) come a tick apart or
- * less. Two ticks or more between two of them means that the CPU itself
- * did not run for most of the gap: a vCPU that its host did not run (a
- * guest without steal time accounting, as TCG's) or interrupts held off
- * that long. All of the gap but one tick is lost time (cs_stall_lost):
- * the statistics count it (stalls, stalled_pct), and the charge and the
- * slice still take it, so the tick that comes back after the gap can
- * find the slice over and hand the task over before it ran another
- * instruction (README, Limits (cookies): not charging it and giving it
- * back to the slice was tried).
+ * less. Two ticks or more between two of them means that the CPU missed a
+ * tick or more: a vCPU that its host did not run (TCG; a KVM vCPU that
+ * its host preempted, too), or interrupts held off that long. All of the
+ * gap but one tick is lost time, a lower estimate (cs_stall_lost): the
+ * statistics count it (stalls, stalled_pct), and the charge and the slice
+ * still take it, so the tick that comes back after the gap can find the
+ * slice over and hand the task over before it ran another instruction
+ * (README, Limits (cookies): not charging it and giving it back to the
+ * slice was tried).
  * Worked example, HZ=1000 (tick 1 ms): a task runs 0.4 ms, its vCPU is
  * not run for 20 ms, then its tick comes, 20.4 ms after its last charge:
  * a stall of 19.4 ms. @tick 0 (unknown) counts none.
  */
+/*
+ * A gap between two charges of a running task longer than this is not
+ * charged at all (a clock that jumped), nor counted as a stall.
+ */
+#define CS_CHARGE_GAP_MAX_NS (10ULL * 1000 * 1000 * 1000)
+
 static inline __u64 cs_stall_lost(__u64 delta, __u64 tick)
 {
 	return tick && delta >= 2 * tick ? delta - tick : 0;

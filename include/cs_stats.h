@@ -38,8 +38,9 @@ struct cs_cpu_stat {
 	__u64 untagged_switches; /* of cookie_switches, those to or from
 				    work of no tagged slot (untagged,
 				    trusted kthreads, EXCL) */
-	__u64 stalls; /* ticks that found the CPU had not run (cs_stall_lost) */
-	__u64 stall_ns; /* the time they found lost: not charged */
+	__u64 stalls; /* ticks two ticks or more after the running task's
+			 last charge: the CPU missed one (cs_stall_lost) */
+	__u64 stall_ns; /* the time they found lost (still charged) */
 	__u64 fi_start; /* internal: start of the current forced idle, or 0 */
 	__u32 fi_slot; /* internal: slot that caused it */
 	__u32 forced; /* internal: blocked, wants a kick when the core frees */

@@ -33,7 +33,8 @@ void cs_interval_compute(const struct cs_topo *t, const struct cs_snapshot *a,
 {
 	double span = (double)(b->t_ns - a->t_ns), core_total = 0, fi_total = 0;
 	__u64 switches = 0, kicks = 0, migrations = 0, llc_migrations = 0;
-	__u64 renewals = 0, untagged_switches = 0, stalls = 0, stall_ns = 0;
+	__u64 renewals = 0, untagged_switches = 0, stalls = 0;
+	double stall_total = 0, st;
 	int cpu, core, s;
 
 	memset(iv, 0, sizeof(*iv));
@@ -70,14 +71,19 @@ void cs_interval_compute(const struct cs_topo *t, const struct cs_snapshot *a,
 		untagged_switches +=
 			y->untagged_switches - x->untagged_switches;
 		stalls += y->stalls - x->stalls;
-		stall_ns += y->stall_ns - x->stall_ns;
+		/*
+		 * A stall is counted whole at the tick that ends it: keep
+		 * each CPU's figure within the interval, as its forced idle.
+		 */
+		st = (double)(y->stall_ns - x->stall_ns);
+		stall_total += st < span ? st : span;
 	}
 	for (core = 0; core < t->nr_cores; core++)
 		iv->core_forced_idle_pct[core] =
 			pct(iv->core_forced_idle_pct[core],
 			    span * t->core_nr[core]);
 	iv->forced_idle_pct = pct(fi_total, span * t->nr_cpus);
-	iv->stalled_pct = pct((double)stall_ns, span * t->nr_cpus);
+	iv->stalled_pct = pct(stall_total, span * t->nr_cpus);
 
 	for (s = 0; s < CS_NR_SLOTS; s++) {
 		static const struct cs_slot_stat zero;
@@ -302,10 +308,10 @@ void cs_interval_print_prom(FILE *f, const struct cs_topo *t,
 	prom_gauge(f, "renewals_per_second", "Slices renewed at a tick (no other cookie due, no task of the cookie more deserving), per second in the interval.", iv->renewals_per_s, 1);
 	prom_gauge(f, "untagged_switches_per_second", "Of the cookie switches, those to or from untagged work (or trusted kernel threads, or cookies beyond the slots), per second in the interval.", iv->untagged_switches_per_s, 1);
 	prom_gauge(f, "stalls_per_second",
-		   "Ticks that found their CPU had not run for two ticks or more (a vCPU its host did not run), per second in the interval.",
+		   "Ticks that came two ticks or more after the running task's last charge (the CPU did not run: a vCPU its host did not run), per second in the interval.",
 		   iv->stalls_per_s, 1);
 	prom_gauge(f, "stalled_percent",
-		   "The time those stalls lost (not charged to the running task), in percent of all CPU time in the interval.",
+		   "The time those stalls lost (all of each gap but a tick; still charged to the running task), in percent of all CPU time in the interval.",
 		   iv->stalled_pct, 2);
 	fflush(f);
 }

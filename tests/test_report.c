@@ -282,6 +282,25 @@ static bool test_json_counters(void)
 	return true;
 }
 
+/*
+ * A stall of 3 s on one CPU ends in a 1 s interval: counted as that CPU's
+ * whole interval, 25 % of the four CPUs' time, not 75 % (and 2.5 % from
+ * the others' stalls, interval_2x2).
+ */
+static bool test_stall_within_interval(void)
+{
+	static struct cs_topo t;
+	static struct cs_snapshot a, b;
+	struct cs_interval iv;
+
+	interval_2x2(&t, &a, &b, &iv);
+	b.cpu[2].stall_ns = 3000 * MS;
+	cs_interval_compute(&t, &a, &b, &iv);
+	CHECK(iv.stalled_pct > 27.49 && iv.stalled_pct < 27.51,
+	      "stalled %.3f %%, expected 27.5", iv.stalled_pct);
+	return true;
+}
+
 /* The text form: the counters' line with the stalls. */
 static bool test_text_counters(void)
 {
@@ -355,6 +374,7 @@ int main(void)
 	RUN(json_interval_first);
 	RUN(json_counters);
 	RUN(text_counters);
+	RUN(stall_within_interval);
 	RUN(cookie_names);
 	RUN(forced_idle_in_progress);
 	return nr_failed ? 1 : 0;
