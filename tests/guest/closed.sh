@@ -149,11 +149,16 @@ if [ "$NCPU" -lt 4 ] || [ "$sibs1" != 0-1 ]; then
 else
 	ok=1 why=
 	# At nice -20 (renice took 20 s with the spinners on), so that the
-	# taskset calls below start at once; the spinners inherit it, which
-	# changes nothing between t_a and t_b (their cgroups' weights), and
-	# the untagged ones are started back at nice 0.
-	renice -n -20 $$ >/dev/null
+	# taskset calls below start at once. The spinners inherit it, which
+	# changes nothing between t_a and t_b (their cgroups' weights); the
+	# untagged ones are started back at nice 0; the observer and the
+	# loader, which ask for -10 and -15, run at -20.
+	nice_of $$
+	if [ "$NI" != 0 ] || ! renice -n -20 $$ >/dev/null; then
+		ok=0 why+="the test shell at nice '$NI', not 0, or renice failed; "
+	fi
 	for sig in INT KILL; do
+		[ $ok = 1 ] || break
 		# Nothing may wait on the siblings at the very moment of the
 		# stop (in one run of 'make test' the drain moved none): a
 		# round that moved none runs again, 3 times at most.
@@ -173,6 +178,7 @@ else
 			run_in "$b" stress-ng --quiet --cpu "$NCPU" --timeout 3600
 			spawn nice -n 20 stress-ng --quiet --cpu 2 --timeout 3600
 			nap 2
+			procs=()
 			mapfile -t procs <"$a/cgroup.procs"
 			for t in "${procs[@]}"; do
 				taskset -p -c 1,2 "$t" >/dev/null

@@ -218,6 +218,14 @@ start_in() {
 # run_in CGROUP CMD...: run CMD in the background inside CGROUP.
 run_in() { start_in "$@"; }
 
+# nice_of PID: the task's nice value in NI (/proc/PID/stat); no fork.
+nice_of() {
+	local s f
+	sysread s "/proc/$1/stat"
+	read -ra f <<<"${s##*) }"
+	NI=${f[16]}
+}
+
 # cpu_ticks PID: utime + stime of the thread group, or "dead"; no fork.
 cpu_ticks() {
 	local s f
@@ -322,7 +330,7 @@ ensure_pins() {
 # each awk started took 2 to 3 s.
 field() {
 	local _k _v _r
-	while read -r _k _v _r; do
+	while read -r _k _v _r || [ -n "$_k" ]; do
 		[ "$_k" != "$2" ] || echo "$_v"
 	done <"$1"
 }

@@ -319,14 +319,6 @@ test_bounded_wait() {
 	fi
 }
 
-# nice_of PID: the task's nice value in NI (/proc/PID/stat); no fork.
-nice_of() {
-	local s f
-	sysread s "/proc/$1/stat"
-	read -ra f <<<"${s##*) }"
-	NI=${f[16]}
-}
-
 # sched_of PID: the task's time on a CPU so far in RN (ns), and the times
 # it was run in RC (/proc/PID/schedstat); RN is "dead" if it is gone. No
 # fork: the reading shell is untagged work, which gets little of the CPUs
@@ -612,6 +604,7 @@ test_affinity() {
 idle_ticks() {
 	local _w=" ${*:2} " _f _s=0
 	while read -r -a _f; do
+		[[ ${_f[0]} == cpu* ]] || break # the cpu lines come first
 		[[ ${_f[0]} == cpu[0-9]* && $_w == *" ${_f[0]#cpu} "* ]] &&
 			_s=$((_s + _f[4]))
 	done </proc/stat
