@@ -473,8 +473,8 @@ static bool vtime_ordered(u32 slot)
 
 /*
  * A tick that comes two ticks or more after the running task's last
- * charge: its CPU did not run for most of that (cs_stall_lost). Counted
- * only (the statistics' stalls): the charge and the slice still take it.
+ * charge: its CPU missed a tick or more (cs_stall_lost). Counted only
+ * (the statistics' stalls): the charge and the slice still take it.
  */
 static void stall_count(struct task_ctx *tctx, s32 cpu, u64 now)
 {

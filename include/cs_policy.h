@@ -751,6 +751,12 @@ static inline __u64 cs_renew_refused(__u64 left, __u64 stretch)
 }
 
 /*
+ * A gap between two charges of a running task longer than this is not
+ * charged at all (a clock that jumped), nor counted as a stall.
+ */
+#define CS_CHARGE_GAP_MAX_NS (10ULL * 1000 * 1000 * 1000)
+
+/*
  * Stalls. A CPU that runs a task takes a tick every @tick, so a running
  * task's charges (at each tick, and when it stops) come a tick apart or
  * less. Two ticks or more between two of them means that the CPU missed a
@@ -766,12 +772,6 @@ static inline __u64 cs_renew_refused(__u64 left, __u64 stretch)
  * not run for 20 ms, then its tick comes, 20.4 ms after its last charge:
  * a stall of 19.4 ms. @tick 0 (unknown) counts none.
  */
-/*
- * A gap between two charges of a running task longer than this is not
- * charged at all (a clock that jumped), nor counted as a stall.
- */
-#define CS_CHARGE_GAP_MAX_NS (10ULL * 1000 * 1000 * 1000)
-
 static inline __u64 cs_stall_lost(__u64 delta, __u64 tick)
 {
 	return tick && delta >= 2 * tick ? delta - tick : 0;
