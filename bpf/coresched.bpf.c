@@ -585,8 +585,7 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	PROF_MARK(CS_PROF_EMPTY);
 	if (!tctx)
 		return;
-	stall_count(tctx, cpu, now);
-	charge(p, tctx, cpu, now);
+	stall_count(cpu, charge(p, tctx, cpu, now));
 	PROF_MARK(CS_PROF_TICK_CHARGE);
 	charge_flush(cpu);
 	PROF_MARK(CS_PROF_TICK_FLUSH);

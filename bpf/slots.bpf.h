@@ -472,29 +472,29 @@ static bool vtime_ordered(u32 slot)
 }
 
 /*
- * A tick that comes two ticks or more after the running task's last
- * charge: its CPU missed a tick or more (cs_stall_lost). Counted only
- * (the statistics' stalls): the charge and the slice still take it.
+ * A tick whose charge (@delta, as charge() returned it) came two ticks or
+ * more after the one before: its CPU missed a tick or more
+ * (cs_stall_lost). Counted only (the statistics' stalls): the charge and
+ * the slice still take it.
  */
-static void stall_count(struct task_ctx *tctx, s32 cpu, u64 now)
+static void stall_count(s32 cpu, u64 delta)
 {
 	struct cs_cpu_stat *st = cpu_stat(cpu);
-	u64 lost;
+	u64 lost = cs_stall_lost(delta, tick_ns);
 
-	/* As charge(): no charge yet, or a gap it does not charge. */
-	if (!tctx->last_charge ||
-	    now - tctx->last_charge > CS_CHARGE_GAP_MAX_NS)
-		return;
-	lost = cs_stall_lost(now - tctx->last_charge, tick_ns);
 	if (!lost)
 		return;
 	st->stalls++;
 	st->stall_ns += lost;
 }
 
-/* Charge @p's run until @now since its last charge to it and its cookie. */
-static void charge(struct task_struct *p, struct task_ctx *tctx, s32 cpu,
-		   u64 now)
+/*
+ * Charge @p's run until @now since its last charge to it and its cookie;
+ * returns the time charged (0 for no charge before, or a gap over
+ * CS_CHARGE_GAP_MAX_NS).
+ */
+static u64 charge(struct task_struct *p, struct task_ctx *tctx, s32 cpu,
+		  u64 now)
 {
 	struct cs_cpu_stat *st = cpu_stat(cpu);
 	u64 delta;
@@ -511,7 +511,7 @@ static void charge(struct task_struct *p, struct task_ctx *tctx, s32 cpu,
 		__sync_fetch_and_add(&excl_vt,
 				     cs_core_charge(delta, nr_sibs(cpu), 1));
 	if (s >= CS_NR_SLOTS)
-		return;
+		return delta;
 	if (st->pend_slot != s || st->pend_cookie != slot_stat(s)->cookie) {
 		charge_flush(cpu);
 		st->pend_slot = s;
@@ -521,6 +521,7 @@ static void charge(struct task_struct *p, struct task_ctx *tctx, s32 cpu,
 		cs_core_charge(delta, nr_sibs(cpu),
 			       cs_nr_running(core_read(cpu), nr_sibs(cpu), s));
 	st->pend_run_ns += delta;
+	return delta;
 }
 
 #endif /* __CS_SLOTS_BPF_H */
