@@ -23,16 +23,6 @@ secs=${SCX_SCALE_SECS:-10}
 cookies=${SCX_SCALE_COOKIES:-8 256 4096}
 progs="cs_select_cpu cs_enqueue cs_dispatch cs_tick cs_commit cs_running"
 
-# prog_stats FILE: "name run_time_ns run_cnt" of our programs, from bpftool.
-prog_stats() {
-	bpftool -j prog show | python3 -c '
-import json, sys
-for p in json.load(sys.stdin):
-    if p.get("name", "").startswith("cs_"):
-        print(p["name"], p.get("run_time_ns", 0), p.get("run_cnt", 0))
-' >"$1"
-}
-
 sysctl -qw kernel.bpf_stats_enabled=1
 if ! start_sched --stats 1 --json; then
 	echo "scale: the scheduler did not start: $(tail -n 2 "$TMP/sched.err")" >&2
@@ -57,11 +47,9 @@ for k in $cookies; do
 	prog_stats "$TMP/p1"
 	wait "$calib" || echo "scale: calib failed: $(cat "$TMP/calib")" >&2
 	l1=$(wc -l <"$TMP/sched.out")
-	join <(sort "$TMP/p0") <(sort "$TMP/p1") | while read -r name t0 c0 t1 c1; do
+	prog_cost "$TMP/p0" "$TMP/p1" | while read -r name calls ns; do
 		case " $progs " in *" $name "*) ;; *) continue ;; esac
-		calls=$((c1 - c0))
-		[ $calls -gt 0 ] || continue
-		echo "scale ncpu=$NCPU cookies=$k secs=$secs prog=$name calls=$calls ns_per_call=$(((t1 - t0) / calls))"
+		echo "scale ncpu=$NCPU cookies=$k secs=$secs prog=$name calls=$calls ns_per_call=$ns"
 	done
 	fi=$(sed -n "$((l0 + 1)),${l1}p" "$TMP/sched.out" |
 		python3 -c '

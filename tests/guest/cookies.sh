@@ -15,6 +15,8 @@
 #                         slot_full counted the one left over
 #   cookies_isolation     0 ns of overlap between incompatible siblings
 #   cookies_no_ejection   the kernel never ejected the scheduler
+# and prints measurements: how the tasks' first turns went, and the BPF
+# cost per call of the main callbacks over the run (kernel bpf stats).
 #   SCX_TOPO=8x2 tools/vm --cores 8 --threads 2 --mem 4G -- tests/guest/cookies.sh
 . tests/guest/lib.sh
 
@@ -42,6 +44,8 @@ if ! ensure_pins || ! observe_bg "$TMP/obs" --duration 3600 --require-zero; then
 	fail cookies_isolation "observer did not start: $(tail -n 1 "$TMP/obs.err")"
 	finish
 fi
+# The BPF cost per call of the scheduler's callbacks (a measurement).
+sysctl -qw kernel.bpf_stats_enabled=1 || info "no BPF statistics: no cost figures"
 if ! start_sched --stats 2 --json; then
 	fail cookies_all_progress "scheduler did not start"
 	finish
@@ -49,11 +53,21 @@ fi
 spawn stress-ng --quiet --cpu $(((NCPU + 3) / 4)) --timeout 3600
 
 start=$SECONDS
+prog_stats "$TMP/prog0"
 CD_RUNS=$TMP/runs "$ROOT/build/cookie_duty" $((n + 1)) $((n + 1)) "$secs" 1 9 \
 	>"$TMP/duty" 2>"$TMP/duty.err"
 rc=$?
+prog_stats "$TMP/prog1"
 result=$(tail -n 1 "$TMP/duty")
 info "cookie_duty $((n + 1)) cookies: $result in $((SECONDS - start)) s (rc $rc)"
+# Over the whole cookie_duty run (forks and exits too), TCG time.
+costs=$(prog_cost "$TMP/prog0" "$TMP/prog1" | while read -r name calls ns; do
+	case $name in
+	cs_select_cpu | cs_enqueue | cs_dispatch | cs_tick | cs_commit | cs_running | cs_stopping)
+		printf '%s %s (%s); ' "${name#cs_}" "$ns" "$calls" ;;
+	esac
+done)
+info "BPF ns a call (calls): ${costs%; }"
 # Measurements, not checks (cookie_duty's write_runs): of the tasks that
 # finished no busy period, those whose first timestamp after the go came
 # after the window; the spread of the first timestamps. A task preempted
