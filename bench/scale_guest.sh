@@ -8,12 +8,14 @@
 # every CPU; 2 tasks per CPU, at least one per cookie), then measure for
 # SCX_SCALE_SECS (default 10) seconds: the BPF cost per call of each
 # callback (run_time_ns / run_cnt of its program) and forced idle. Prints
-#   scale ncpu=N cookies=K prog=NAME calls=C ns_per_call=X
+#   scale ncpu=N cookies=K secs=S prog=NAME calls=C ns_per_call=X
 #   scale ncpu=N cookies=K forced_idle_pct=F
 #   scale ncpu=N cookies=K ejections=E
 #   scale ncpu=N cookies=K calib=1 batches=B ns_per_run=X ns_median=M ns_min=Y
 # (E: times the kernel ejected the scheduler during that count's run; a
-# restart makes new programs, so their figures are missing then. The calib
+# restart makes new programs, whose counts start again: the figures of
+# that count's run are then missing, or wrong if the new counts passed
+# the old ones, programs being matched by name. The calib
 # line: build/calib's fixed BPF work, run beside the load during the same
 # window, the yardstick of the guest's own slowdown: bench/calib.c.)
 # Run from the repository root in a tools/vm guest (bench/scale does).

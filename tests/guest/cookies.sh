@@ -17,6 +17,7 @@
 #   cookies_no_ejection   the kernel never ejected the scheduler
 # and prints measurements: how the tasks' first turns went, and the BPF
 # cost per call of the main callbacks over the run (kernel bpf stats).
+#
 #   SCX_TOPO=8x2 tools/vm --cores 8 --threads 2 --mem 4G -- tests/guest/cookies.sh
 . tests/guest/lib.sh
 
@@ -52,14 +53,15 @@ if ! start_sched --stats 2 --json; then
 fi
 spawn stress-ng --quiet --cpu $(((NCPU + 3) / 4)) --timeout 3600
 
-start=$SECONDS
 prog_stats "$TMP/prog0"
+start=$SECONDS
 CD_RUNS=$TMP/runs "$ROOT/build/cookie_duty" $((n + 1)) $((n + 1)) "$secs" 1 9 \
 	>"$TMP/duty" 2>"$TMP/duty.err"
 rc=$?
+took=$((SECONDS - start))
 prog_stats "$TMP/prog1"
 result=$(tail -n 1 "$TMP/duty")
-info "cookie_duty $((n + 1)) cookies: $result in $((SECONDS - start)) s (rc $rc)"
+info "cookie_duty $((n + 1)) cookies: $result in $took s (rc $rc)"
 # Over the whole cookie_duty run (forks and exits too), TCG time.
 costs=$(prog_cost "$TMP/prog0" "$TMP/prog1" | while read -r name calls ns; do
 	case $name in
@@ -67,7 +69,8 @@ costs=$(prog_cost "$TMP/prog0" "$TMP/prog1" | while read -r name calls ns; do
 		printf '%s %s (%s); ' "${name#cs_}" "$ns" "$calls" ;;
 	esac
 done)
-info "BPF ns a call (calls): ${costs%; }"
+costs=${costs%; }
+info "BPF ns a call (calls): ${costs:-none (no BPF statistics)}"
 # Measurements, not checks (cookie_duty's write_runs): of the tasks that
 # finished no busy period, those whose first timestamp after the go came
 # after the window; the spread of the first timestamps. A task preempted

@@ -336,11 +336,16 @@ field() {
 }
 
 # prog_stats FILE: "name run_time_ns run_cnt" of the scheduler's programs
-# (cs_*), from bpftool; the figures need kernel.bpf_stats_enabled=1.
+# (cs_*), from bpftool; the figures need kernel.bpf_stats_enabled=1. FILE
+# is left empty if bpftool fails.
 prog_stats() {
-	bpftool -j prog show | python3 -c '
+	bpftool -j prog show 2>/dev/null | python3 -c '
 import json, sys
-for p in json.load(sys.stdin):
+try:
+    progs = json.load(sys.stdin)
+except ValueError:
+    progs = []
+for p in progs:
     if p.get("name", "").startswith("cs_"):
         print(p["name"], p.get("run_time_ns", 0), p.get("run_cnt", 0))
 ' >"$1"
@@ -349,11 +354,11 @@ for p in json.load(sys.stdin):
 # prog_cost BEFORE AFTER: "name calls ns_per_call" of each program that
 # ran between two prog_stats files.
 prog_cost() {
-	local name t0 c0 t1 c1
-	join <(sort "$1") <(sort "$2") | while read -r name t0 c0 t1 c1; do
-		[ $((c1 - c0)) -gt 0 ] || continue
-		echo "$name $((c1 - c0)) $(((t1 - t0) / (c1 - c0)))"
-	done
+	LC_ALL=C join <(LC_ALL=C sort "$1") <(LC_ALL=C sort "$2") |
+		while read -r name t0 c0 t1 c1; do
+			[ $((c1 - c0)) -gt 0 ] || continue
+			echo "$name $((c1 - c0)) $(((t1 - t0) / (c1 - c0)))"
+		done
 }
 
 # stats_sum KEY [FROM]: the sum of the scheduler's JSON interval field KEY
