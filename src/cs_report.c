@@ -28,13 +28,19 @@ static double forced_idle_at(const struct cs_cpu_stat *c, __u64 at)
 	return ns;
 }
 
+/* A CPU's share of an interval of @span ns: @ns, kept within 0 .. @span. */
+static double within_span(double ns, double span)
+{
+	return ns < 0 ? 0 : ns > span ? span : ns;
+}
+
 void cs_interval_compute(const struct cs_topo *t, const struct cs_snapshot *a,
 			 const struct cs_snapshot *b, struct cs_interval *iv)
 {
 	double span = (double)(b->t_ns - a->t_ns), core_total = 0, fi_total = 0;
 	__u64 switches = 0, kicks = 0, migrations = 0, llc_migrations = 0;
 	__u64 renewals = 0, untagged_switches = 0, stalls = 0;
-	double stall_total = 0, st;
+	double stall_total = 0;
 	int cpu, core, s;
 
 	memset(iv, 0, sizeof(*iv));
@@ -51,10 +57,7 @@ void cs_interval_compute(const struct cs_topo *t, const struct cs_snapshot *a,
 		 * a copy between the two misses it until the next one. Keep
 		 * each CPU's figure within the interval meanwhile.
 		 */
-		if (fi < 0)
-			fi = 0;
-		if (fi > span)
-			fi = span;
+		fi = within_span(fi, span);
 		fi_total += fi;
 		iv->core_forced_idle_pct[t->cpu_core[cpu]] += fi;
 		switches += y->cookie_switches - x->cookie_switches;
@@ -75,8 +78,8 @@ void cs_interval_compute(const struct cs_topo *t, const struct cs_snapshot *a,
 		 * A stall is counted whole at the tick that ends it: keep
 		 * each CPU's figure within the interval, as its forced idle.
 		 */
-		st = (double)(y->stall_ns - x->stall_ns);
-		stall_total += st < span ? st : span;
+		stall_total +=
+			within_span((double)(y->stall_ns - x->stall_ns), span);
 	}
 	for (core = 0; core < t->nr_cores; core++)
 		iv->core_forced_idle_pct[core] =
