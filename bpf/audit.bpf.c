@@ -19,7 +19,8 @@
  *             of the nearest
  *             tagged cgroup v2 ancestor of the task's default-hierarchy
  *             cgroup (itself included, at most CS_MAX_CGRP_DEPTH levels
- *             up) in cs_cgrp_tag, else 0. The two maps are the ones
+ *             up; deeper with no tag there, one of its own) in
+ *             cs_cgrp_tag, else 0. The two maps are the ones
  *             pinned by scx_coresched, reused by user space.
  *   upstream  task->core_cookie (prctl(PR_SCHED_CORE) core scheduling),
  *             read through CO-RE; user space refuses this source on a
@@ -142,7 +143,11 @@ struct {
 /*
  * The nearest tagged cgroup's cookie. This repeats the walk of
  * bpf/cookie.bpf.h on purpose: the audit derives cookies on its own, so a
- * bug in the scheduler's walk cannot hide itself.
+ * bug in the scheduler's walk cannot hide itself. A cgroup more than
+ * CS_MAX_CGRP_DEPTH levels below the root with no tag in the levels looked
+ * at may have a tagged ancestor above them: its trust domain is unknown,
+ * so the task gets a cookie of its own (as a lost child does, below) and
+ * must run beside nothing.
  */
 static __u64 cgrp_cookie(struct task_struct *p)
 {
@@ -160,6 +165,8 @@ static __u64 cgrp_cookie(struct task_struct *p)
 		if (tag)
 			return tag->cookie;
 	}
+	if (level >= CS_MAX_CGRP_DEPTH)
+		return CS_COOKIE_LOST | (__u64)BPF_CORE_READ(p, pid) << 32;
 	return 0;
 }
 

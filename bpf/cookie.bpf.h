@@ -10,7 +10,8 @@
  * child in cs_fork_orphan, or CS_COOKIE_LOST) if non-zero, else the tag of
  * the nearest tagged
  * ancestor of its cgroup v2 (itself included, CS_MAX_CGRP_DEPTH levels at
- * most), else 0. Kernel threads are never tagged.
+ * most: deeper, CS_COOKIE_LOST, see cgroup_cookie), else 0. Kernel threads
+ * are never tagged.
  */
 #ifndef __CS_COOKIE_BPF_H
 #define __CS_COOKIE_BPF_H
@@ -201,7 +202,18 @@ static struct cs_ctl *tag_ctl(void)
 	return bpf_map_lookup_elem(&cs_ctl, &zero);
 }
 
-/* The cookie of the nearest tagged ancestor of @p's cgroup, or 0. */
+/*
+ * The cookie of the nearest tagged ancestor of @p's cgroup (itself
+ * included), or 0 if none is. The walk looks at CS_MAX_CGRP_DEPTH levels
+ * at most: a cgroup deeper than that below the root whose nearest levels
+ * hold no tag may still have a tagged ancestor above them, so its trust
+ * domain is unknown and it gets CS_COOKIE_LOST (it runs alone on its
+ * core), never 0: nesting cgroups must not let a tenant's task out of its
+ * cookie. Example, CS_MAX_CGRP_DEPTH 64, /t tagged (level 1): a task in
+ * /t/n1/.../n40 (level 41) finds /t's tag at the 41st look; one in
+ * /t/n1/.../n70 (level 71) looks at levels 71 to 8, finds nothing, and
+ * gets CS_COOKIE_LOST; one in an untagged /u/n1/.../n70 does too.
+ */
 static u64 cgroup_cookie(struct task_struct *p)
 {
 	struct cgroup *cg = BPF_CORE_READ(p, cgroups, dfl_cgrp);
@@ -210,23 +222,26 @@ static u64 cgroup_cookie(struct task_struct *p)
 	if (!cg)
 		return 0;
 	level = BPF_CORE_READ(cg, level);
-	for (i = 0; i < CS_MAX_CGRP_DEPTH; i++) {
+	if (level > CS_CGRP_LEVEL_MASK) /* ancestors[] past what we index */
+		return CS_COOKIE_LOST;
+	bpf_for(i, 0, CS_MAX_CGRP_DEPTH) {
 		struct cgroup *anc = NULL;
 		struct cs_tag *tag;
 		u64 id;
 
 		if (level - i < 0)
-			break;
+			return 0; /* past the root: no tag anywhere above */
 		bpf_probe_read_kernel(&anc, sizeof(anc),
-				      &cg->ancestors[(level - i) & 0xff]);
+				      &cg->ancestors[(level - i) &
+						     CS_CGRP_LEVEL_MASK]);
 		if (!anc)
-			break;
+			return 0;
 		id = BPF_CORE_READ(anc, kn, id);
 		tag = bpf_map_lookup_elem(&cs_cgrp_tag, &id);
 		if (tag)
 			return tag->cookie;
 	}
-	return 0;
+	return level < CS_MAX_CGRP_DEPTH ? 0 : CS_COOKIE_LOST;
 }
 
 /* Per-task cookie first, then cgroup tag; kernel threads are never tagged. */

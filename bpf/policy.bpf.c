@@ -98,10 +98,11 @@ static u64 parent_id(struct cgroup *cg)
 	struct cgroup *parent = NULL;
 	int level = BPF_CORE_READ(cg, level);
 
-	if (level < 1)
+	/* Deeper than the mask: its tasks get CS_COOKIE_LOST (cookie.bpf.h). */
+	if (level < 1 || level - 1 > CS_CGRP_LEVEL_MASK)
 		return 0;
 	bpf_probe_read_kernel(&parent, sizeof(parent),
-			      &cg->ancestors[(level - 1) & 0xff]);
+			      &cg->ancestors[(level - 1) & CS_CGRP_LEVEL_MASK]);
 	return parent ? cgrp_id(parent) : 0;
 }
 

@@ -44,7 +44,14 @@
 #define CS_MAX_CPUS 512 /* a power of two: BPF indexes are masked with it */
 #define CS_MAX_SMT 8 /* siblings per core, as many as a core word holds */
 #define CS_MAX_CGRP_TAGS 4096
-#define CS_MAX_CGRP_DEPTH 16
+/*
+ * Levels of cgroup nesting searched for a tag, from a task's own cgroup
+ * up: a cgroup deeper than this whose nearest levels hold no tag gets
+ * CS_COOKIE_LOST (runs alone), since a tag may lie above them.
+ */
+#define CS_MAX_CGRP_DEPTH 64
+/* Cgroup levels the BPF side indexes (ancestors[]); deeper: CS_COOKIE_LOST */
+#define CS_CGRP_LEVEL_MASK 0xffff
 #define CS_MAX_FORK_ORPHANS 4096 /* children awaiting their cookie */
 #define CS_PID_MAX_LIMIT 4194304 /* the kernel's PID_MAX_LIMIT: tids are below */
 

@@ -248,7 +248,8 @@ CS_API int cs_cgroup_untag(struct cs_cgroups *h, const char *path);
 /**
  * @brief The cookie the tasks without a task cookie in cgroup @path get:
  * its own tag, else its nearest tagged ancestor's (as the scheduler
- * looks, at most CS_MAX_CGRP_DEPTH levels), else 0.
+ * looks, at most CS_MAX_CGRP_DEPTH levels), else 0; CS_COOKIE_LOST (runs
+ * alone) if none of those levels is tagged and the root is further up.
  * @param cookie receives the cookie
  * @param from_id receives the id of the cgroup that holds the tag (0 if
  * none); may be NULL

@@ -608,6 +608,9 @@ static int cmd_cgroup(const struct ctl_args *a)
 			       (unsigned long long)cookie);
 			if (*from_path)
 				printf(" (inherited from %s)", from_path);
+			if (cookie == CS_COOKIE_LOST)
+				printf(" (unknown: deeper than the %d levels searched for a tag, none of them tagged; its tasks run alone)",
+				       CS_MAX_CGRP_DEPTH);
 			putchar('\n');
 		}
 	}

@@ -189,6 +189,12 @@ static int explain_cgroup(int fd, const struct cs_policy *p, const char *name,
 		       strerror(-ret));
 		return -1;
 	}
+	if (ret == 0 && fd >= 0 && i == CS_MAX_CGRP_DEPTH) {
+		printf("unknown (cookie 0x%llx: its tasks run alone): no tagged cgroup in the %d levels from %s up, and the root is further up\n",
+		       (unsigned long long)CS_COOKIE_LOST, CS_MAX_CGRP_DEPTH,
+		       path);
+		return 0;
+	}
 	if (ret == 0) {
 		printf("untagged (cookie 0): no tagged cgroup from %s up", path);
 		snprintf(cur, sizeof(cur), "%s", path);
@@ -279,10 +285,17 @@ static int show_pid(int fd, const struct cs_policy *p, const char *name,
 	}
 	snprintf(file, sizeof(file), "/proc/%d/cgroup", (int)pid);
 	if (!cs_read_line(file, line, sizeof(line)) ||
-	    strncmp(line, "0::/", 4) || strlen(line + 3) > CS_POLICY_PATH_MAX) {
+	    strncmp(line, "0::/", 4)) {
 		printf("\n");
 		fprintf(stderr, "%s: cannot find the cgroup v2 of PID %d in %s\n",
 			prog, (int)pid, file);
+		return EXIT_FAILURE;
+	}
+	if (strlen(line + 3) > CS_POLICY_PATH_MAX) {
+		printf("\n");
+		fprintf(stderr,
+			"%s: the cgroup of PID %d is longer than the %d bytes a policy path may have, so no rule can name it: %s\n",
+			prog, (int)pid, CS_POLICY_PATH_MAX, line + 3);
 		return EXIT_FAILURE;
 	}
 	snprintf(path, sizeof(path), "%s", line + 3);
@@ -294,7 +307,10 @@ static int show_pid(int fd, const struct cs_policy *p, const char *name,
 		return EXIT_FAILURE;
 	}
 	/* GET reports the effective cookie: its own, else its cgroup's. */
-	if (own && !(own & CS_COOKIE_CGROUP)) {
+	if (own == CS_COOKIE_LOST) {
+		printf("cookie 0x%llx, unknown: it runs alone (a child that lost its parent's cookie at fork, or a cgroup too deep); its cgroup %s gives: ",
+		       (unsigned long long)own, path);
+	} else if (own && !(own & CS_COOKIE_CGROUP)) {
 		printf("cookie 0x%llx: its own per-task cookie (prctl PR_SCHED_CORE, e.g. coreschedctl new), not from a rule; its cgroup %s alone would give: ",
 		       (unsigned long long)own, path);
 	} else {

@@ -728,7 +728,11 @@ int cs_cgroup_get(struct cs_cgroups *h, const char *path, __u64 *cookie,
 		if (cs_cgroup_id(real, &cgid))
 			break; /* above the cgroup2 mount */
 	}
-	*cookie = 0;
+	/*
+	 * No tag up to the root: 0. No tag in CS_MAX_CGRP_DEPTH levels, the
+	 * root not reached: unknown, as the scheduler sees it (runs alone).
+	 */
+	*cookie = i < CS_MAX_CGRP_DEPTH ? 0 : CS_COOKIE_LOST;
 	if (from_id)
 		*from_id = 0;
 	return 0;
@@ -753,6 +757,10 @@ int cs_cgroup_share(struct cs_cgroups *h, const char *src, const char *dst,
 		return fail(ENODATA,
 			    "cgroup %s has no cookie (neither it nor an ancestor is tagged), so there is none to share with %s; tag it first",
 			    src, dst);
+	if (tag.cookie == CS_COOKIE_LOST)
+		return fail(ENODATA,
+			    "cgroup %s is deeper than the %d levels searched for a tag and none of them is tagged, so its cookie is unknown (its tasks run alone) and there is none to share with %s; tag it or a nearer ancestor first",
+			    src, CS_MAX_CGRP_DEPTH, dst);
 	err = set_tag(h, dst_id, &tag, &had_old);
 	if (!err && cookie)
 		*cookie = tag.cookie;
