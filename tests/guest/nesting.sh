@@ -7,7 +7,7 @@
 # Cgroup t_a is tagged; below it:
 #   near   t_a + 20 levels: its tag is found (the walk once stopped at 16
 #          levels, and such a task ran untagged, beside untagged work)
-#   edge   t_a + 62 levels (64 below the root): the 64th look finds the tag
+#   edge   t_a + 63 levels (level 64): the 64th look finds the tag
 #   deep   t_a + 70 levels: no tag in its 64 nearest levels, and the root
 #          further up: its trust domain is unknown, so it runs alone
 #          (CS_COOKIE_LOST, 0x1)
