@@ -329,6 +329,13 @@ try_run(s32 cpu, u32 slot,
 		st->cookie_switches++;
 	}
 	owner_move(core, slot);
+	/*
+	 * Where its tasks find it running (pick_cpu): a tagged cookie's, and
+	 * written only when it changes core, so siblings taking turns at a
+	 * cookie write nothing.
+	 */
+	if (cs_tagged(slot) && slot_core[CS_SLOT_IDX(slot)] != core + 1)
+		slot_core[CS_SLOT_IDX(slot)] = core + 1;
 	PROF_MARK(CS_PROF_RUN_REST);
 	return RUN_OK;
 }

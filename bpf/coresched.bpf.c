@@ -198,6 +198,8 @@ u16 core_prev[CS_MAX_CPUS]; /* the slot claimed there before core_last */
 u32 core_owner[CS_MAX_CPUS];
 /* Per tagged slot, the cores whose core_owner it is (cs_yield_grace). */
 s32 slot_cores[CS_SLOT_TBL];
+/* Per tagged slot, 1 + the core that last took one of its tasks, or 0. */
+u16 slot_core[CS_SLOT_TBL];
 u8 drain_cpu[CS_MAX_CPUS]; /* about to go offline: written by the loader */
 u8 drained[CS_MAX_CPUS]; /* a draining CPU runs nothing but its own kthreads */
 struct cs_exit_info exit_info;

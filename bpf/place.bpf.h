@@ -134,24 +134,41 @@ static int near_score(s32 cpu, u32 slot, u32 home)
 }
 
 /*
+ * Idle CPUs scored before the walk may stop at a CPU of the home LLC
+ * (score 5 or more), and before it stops in any case: placement costs a
+ * bounded number of core words per wakeup, not one per idle CPU (a 512-CPU
+ * host that idles would read hundreds of cache lines at each wakeup).
+ */
+#define CS_PLACE_LOOK 16
+#define CS_PLACE_LOOK_MAX 64
+
+/*
  * Best CPU for a task of @slot among the idle CPUs @p may run on, those
  * of @prev_cpu's LLC first (near_score): its cookie already on the core,
- * then an idle core, then any compatible one; @prev_cpu wins ties and is
- * taken at once if it is an idle core or its core runs the cookie.
- * Returns -1 if none. The masks are read a word (64 CPUs) at a time, and
- * the walk visits only the set bits (the idle CPUs @p may use), in CPU
- * order, so a busy machine costs a word per 64 CPUs, not a step per CPU;
- * it stops at the first score 7 (its cookie's core, on its LLC). Global
- * (verified once): @p is the kernel's (__arg_trusted), so its cpus_ptr
- * may be read.
+ * then an idle core, then any compatible one. Looked at in this order:
+ *   1. @prev_cpu, taken at once if it is an idle core or its core runs
+ *      the cookie (score 6 or 7);
+ *   2. a tagged cookie's: the CPUs of the core that last took a task of
+ *      @slot (slot_core[]), where it most likely still runs: the first of
+ *      score 7 is taken;
+ *   3. the other idle CPUs, a word (64 CPUs) at a time from @prev_cpu's
+ *      word on, only the set bits (idle CPUs @p may use): the first of
+ *      score 7 is taken; after CS_PLACE_LOOK scored, the best so far if it
+ *      is on the home LLC; after CS_PLACE_LOOK_MAX, the best so far.
+ * Ties go to the first seen. Returns -1 if none. Example, 2 sockets of 64
+ * CPUs, a task of A last on CPU 70, A's last task taken on CPU 80, whose
+ * sibling 81 idles: CPU 70 is busy, CPU 81 scores 7 and is taken, no walk.
+ * Global (verified once): @p is the kernel's (__arg_trusted), so its
+ * cpus_ptr may be read.
  */
 __attribute__((noinline)) s32 pick_cpu(struct task_struct *p __arg_trusted,
 				       s32 prev_cpu, u32 slot)
 {
 	u64 cands[CS_MAX_CPUS / 64] = {};
 	const struct cpumask *idle;
-	int best_score = 0, k, j, i;
-	s32 best = -1;
+	int best_score = 0, looked = 0, k, kk, j, i, score;
+	u32 nwords = (nr_cpus + 63) / 64, k0 = 0, hint;
+	s32 best = -1, c;
 	u32 home = ~0U; /* no LLC: none is preferred */
 
 	idle = scx_bpf_get_idle_cpumask();
@@ -166,6 +183,7 @@ __attribute__((noinline)) s32 pick_cpu(struct task_struct *p __arg_trusted,
 
 	if (prev_cpu >= 0 && prev_cpu < CS_MAX_CPUS) {
 		home = llc_of(prev_cpu);
+		k0 = (u32)prev_cpu / 64;
 		if (cand_bit(cands, prev_cpu)) {
 			best_score = near_score(prev_cpu, slot, home);
 			if (best_score)
@@ -174,12 +192,33 @@ __attribute__((noinline)) s32 pick_cpu(struct task_struct *p __arg_trusted,
 				return best;
 		}
 	}
-	bpf_for(k, 0, CS_MAX_CPUS / 64) {
-		u64 bits = cands[k & (CS_MAX_CPUS / 64 - 1)];
+	hint = cs_tagged(slot) ? slot_core[CS_SLOT_IDX(slot)] : 0;
+	if (hint && hint <= CS_MAX_CPUS) {
+		bpf_for(j, 0, CS_MAX_SMT) {
+			if (j >= core_nr[(hint - 1) & (CS_MAX_CPUS - 1)])
+				break;
+			c = core_cpu[(hint - 1) & (CS_MAX_CPUS - 1)]
+				    [j & (CS_MAX_SMT - 1)];
+			if (c == CS_NO_CPU || (u32)c >= nr_cpus ||
+			    c == prev_cpu || !cand_bit(cands, c))
+				continue;
+			score = near_score(c, slot, home);
+			if (score == 7)
+				return c;
+			if (score > best_score) {
+				best = c;
+				best_score = score;
+			}
+		}
+	}
+	bpf_for(kk, 0, CS_MAX_CPUS / 64) {
+		u64 bits;
 
+		if ((u32)kk >= nwords)
+			break;
+		k = (k0 + kk) % nwords;
+		bits = cands[k & (CS_MAX_CPUS / 64 - 1)];
 		bpf_for(j, 0, 64) {
-			int score;
-
 			if (!bits)
 				break;
 			i = k * 64 + low_bit(bits);
@@ -193,6 +232,10 @@ __attribute__((noinline)) s32 pick_cpu(struct task_struct *p __arg_trusted,
 				if (score == 7)
 					return best;
 			}
+			looked++;
+			if (looked >= CS_PLACE_LOOK_MAX ||
+			    (looked >= CS_PLACE_LOOK && best_score >= 5))
+				return best;
 		}
 	}
 	return best;
