@@ -54,6 +54,7 @@ GUEST_BINS += $(O)/cookie_duty $(O)/calib # bench/scale
 GUEST_BINS += $(O)/ctl_raw # control socket
 GUEST_BINS += $(O)/topo_dump # topology
 GUEST_BINS += $(O)/broken_sched # audit: a scheduler that ignores cookies
+GUEST_BINS += $(O)/tag_many # the cgroup tag limit
 COMMON := $(O)/cs_common.o
 
 .PHONY: all deps kernel vmlinux-h test test-host test-guest demo clean format FORCE
@@ -207,6 +208,9 @@ $(O)/test_topo $(O)/test_topo_scan: $(O)/%: tests/%.c tests/harness.h tests/fake
 
 $(O)/topo_dump: tests/guest/topo_dump.c src/cs_topo.c src/cs_topo.h include/*.h | $(O)
 	$(CC) $(CFLAGS) -Isrc -o $@ tests/guest/topo_dump.c src/cs_topo.c
+
+$(O)/tag_many: tests/guest/tag_many.c include/libcoresched.h $(O)/libcoresched.a | $(O)
+	$(CC) $(CFLAGS) -static -o $@ $< $(O)/libcoresched.a -lbpf -lelf -lz
 
 # Small programs the guest tests run.
 $(O)/%: tests/guest/%.c | $(O)

@@ -3,7 +3,7 @@
 #
 # Guest tests of coreschedctl beyond util-linux's cases (utilcli.sh):
 # bad input, permissions, clear, list, --json, and the cgroup functions
-# under scx_coresched. Run as root in a tools/vm guest with SMT from the
+# under scx_coresched (the tag limit, CS_MAX_CGRP_TAGS, at its edge). Run as root in a tools/vm guest with SMT from the
 # repository root, e.g.  tools/vm -- tests/guest/ctl.sh
 # One line per test, "PASS NAME" or "FAIL NAME: WHY"; '#' lines are
 # information. Exits 1 if a test failed.
@@ -253,6 +253,27 @@ expect_fail ctl_tag_missing "$CG/no-such-cg does not exist" "$CTL" cgroup tag no
 expect_fail ctl_cgroup_no_root "permission denied.*run as root" \
 	"${NOBODY[@]}" "$CTL" cgroup tag t_ctl1
 "$CTL" cgroup untag t_ctl1
+
+# The tag limit at its edge: CS_MAX_CGRP_TAGS (4,096) cgroups tagged, the
+# next one refused with a message that says what to do, room again once
+# tagged cgroups go (the tagging programs drop a removed cgroup's tag).
+many=$(tenant t_many)
+res=$("$ROOT/build/tag_many" "$many" 4097 2>&1)
+info "tag_many 4097: $res"
+if [[ $res == "tagged 4096 held 4096 failed_at 4096 errno 7: "*"cs_cgrp_tag is full (4096 cgroups tagged); untag cgroups that no longer need a cookie and retry" ]]; then
+	pass ctl_cgroup_tag_limit
+else
+	fail ctl_cgroup_tag_limit "want 4096 tagged and held, the 4097th refused with E2BIG (7): $res"
+fi
+expect_fail ctl_cgroup_tag_full "is full \\(4096 cgroups tagged\\); untag cgroups" "$CTL" cgroup tag t_ctl2
+got=$("$CTL" cgroup get t_ctl2)
+[ "$got" = "cookie of cgroup $t2cg is 0x0" ] && pass ctl_cgroup_tag_full_unchanged ||
+	fail ctl_cgroup_tag_full_unchanged "after the refused tag: $got"
+rmdir "$many"/* 2>/dev/null
+run "$CTL" cgroup tag t_ctl2
+[ $rc = 0 ] && pass ctl_cgroup_tag_room_again ||
+	fail ctl_cgroup_tag_room_again "exit $rc after removing the 4,096 tagged cgroups: $err"
+"$CTL" cgroup untag t_ctl2
 
 # Task cookies under scx_coresched: the same calls work.
 run "$CTL" new -- "$CTL" get
