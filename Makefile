@@ -210,7 +210,7 @@ $(O)/topo_dump: tests/guest/topo_dump.c src/cs_topo.c src/cs_topo.h include/*.h 
 	$(CC) $(CFLAGS) -Isrc -o $@ tests/guest/topo_dump.c src/cs_topo.c
 
 $(O)/tag_many: tests/guest/tag_many.c include/libcoresched.h $(O)/libcoresched.a | $(O)
-	$(CC) $(CFLAGS) -static -o $@ $< $(O)/libcoresched.a -lbpf -lelf -lz
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libcoresched.a $(LDLIBS)
 
 # Small programs the guest tests run.
 $(O)/%: tests/guest/%.c | $(O)

@@ -143,20 +143,26 @@ struct {
 /*
  * The nearest tagged cgroup's cookie. This repeats the walk of
  * bpf/cookie.bpf.h on purpose: the audit derives cookies on its own, so a
- * bug in the scheduler's walk cannot hide itself. A cgroup more than
- * CS_MAX_CGRP_DEPTH levels below the root with no tag in the levels looked
- * at may have a tagged ancestor above them: its trust domain is unknown,
- * so the task gets a cookie of its own (as a lost child does, below) and
- * must run beside nothing.
+ * bug in the scheduler's walk cannot hide itself. With --source ours, a
+ * cgroup CS_MAX_CGRP_DEPTH or more levels below the root with no tag in
+ * the levels looked at (or past CS_CGRP_LEVEL_MASK) may have a tagged
+ * ancestor above them: its trust domain is unknown, so the task gets a
+ * cookie of its own (as a lost child does, below) and must run beside
+ * nothing. A tenant map (--tenant) keeps its rule: outside every tenant
+ * is cookie 0.
  */
 static __u64 cgrp_cookie(struct task_struct *p)
 {
 	struct cgroup *cgrp = BPF_CORE_READ(p, cgroups, dfl_cgrp);
+	__u64 unknown;
 	int level, i;
 
 	if (!cgrp)
 		return 0;
 	level = BPF_CORE_READ(cgrp, level);
+	unknown = CS_COOKIE_LOST | (__u64)BPF_CORE_READ(p, pid) << 32;
+	if (source == OBS_SRC_OURS && level > CS_CGRP_LEVEL_MASK)
+		return unknown;
 	for (i = 0; i < CS_MAX_CGRP_DEPTH && i <= level; i++) {
 		struct cgroup *anc = BPF_CORE_READ(cgrp, ancestors[level - i]);
 		__u64 id = BPF_CORE_READ(anc, kn, id);
@@ -165,8 +171,9 @@ static __u64 cgrp_cookie(struct task_struct *p)
 		if (tag)
 			return tag->cookie;
 	}
-	if (level >= CS_MAX_CGRP_DEPTH)
-		return CS_COOKIE_LOST | (__u64)BPF_CORE_READ(p, pid) << 32;
+	/* scx_coresched's rule only: a tenant map is no scheduler's. */
+	if (source == OBS_SRC_OURS && level >= CS_MAX_CGRP_DEPTH)
+		return unknown;
 	return 0;
 }
 

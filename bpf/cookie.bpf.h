@@ -234,8 +234,8 @@ static u64 cgroup_cookie(struct task_struct *p)
 		bpf_probe_read_kernel(&anc, sizeof(anc),
 				      &cg->ancestors[(level - i) &
 						     CS_CGRP_LEVEL_MASK]);
-		if (!anc)
-			return 0;
+		if (!anc) /* unreadable: the levels above are unknown */
+			return CS_COOKIE_LOST;
 		id = BPF_CORE_READ(anc, kn, id);
 		tag = bpf_map_lookup_elem(&cs_cgrp_tag, &id);
 		if (tag)

@@ -134,10 +134,13 @@ static int near_score(s32 cpu, u32 slot, u32 home)
 }
 
 /*
- * Idle CPUs scored before the walk may stop at a CPU of the home LLC
- * (score 5 or more), and before it stops in any case: placement costs a
- * bounded number of core words per wakeup, not one per idle CPU (a 512-CPU
- * host that idles would read hundreds of cache lines at each wakeup).
+ * Usable idle CPUs (score above 0) scored before the walk may stop at one
+ * of the home LLC (score 5 or more), and before it stops in any case:
+ * placement costs a bounded number of core words per wakeup on a host that
+ * idles, not one per idle CPU (a 512-CPU host would read hundreds of cache
+ * lines at each wakeup). CPUs that score 0 (beside another cookie) do not
+ * count, so the walk never gives up with nothing found while an idle core
+ * lies further on; on a busy host few CPUs are idle.
  */
 #define CS_PLACE_LOOK 16
 #define CS_PLACE_LOOK_MAX 64
@@ -153,8 +156,8 @@ static int near_score(s32 cpu, u32 slot, u32 home)
  *      score 7 is taken;
  *   3. the other idle CPUs, a word (64 CPUs) at a time from @prev_cpu's
  *      word on, only the set bits (idle CPUs @p may use): the first of
- *      score 7 is taken; after CS_PLACE_LOOK scored, the best so far if it
- *      is on the home LLC; after CS_PLACE_LOOK_MAX, the best so far.
+ *      score 7 is taken; after CS_PLACE_LOOK usable ones, the best so far
+ *      if it is on the home LLC; after CS_PLACE_LOOK_MAX, the best so far.
  * Ties go to the first seen. Returns -1 if none. Example, 2 sockets of 64
  * CPUs, a task of A last on CPU 70, A's last task taken on CPU 80, whose
  * sibling 81 idles: CPU 70 is busy, CPU 81 scores 7 and is taken, no walk.
@@ -223,7 +226,8 @@ __attribute__((noinline)) s32 pick_cpu(struct task_struct *p __arg_trusted,
 				break;
 			i = k * 64 + low_bit(bits);
 			bits &= bits - 1;
-			if (i == prev_cpu)
+			/* prev_cpu and the hint's CPUs are scored already */
+			if (i == prev_cpu || (hint && core_of(i) == hint - 1))
 				continue;
 			score = near_score(i, slot, home);
 			if (score > best_score) {
@@ -232,7 +236,9 @@ __attribute__((noinline)) s32 pick_cpu(struct task_struct *p __arg_trusted,
 				if (score == 7)
 					return best;
 			}
-			looked++;
+			/* Never stop with nothing usable: an idle core may follow. */
+			if (score)
+				looked++;
 			if (looked >= CS_PLACE_LOOK_MAX ||
 			    (looked >= CS_PLACE_LOOK && best_score >= 5))
 				return best;

@@ -40,7 +40,11 @@
  * kept for root.
  *
  * A task's effective cookie under scx_coresched is its task cookie if
- * non-zero, else the cookie of its nearest tagged cgroup ancestor, else 0.
+ * non-zero, else the cookie of its nearest tagged cgroup ancestor (at
+ * most CS_MAX_CGRP_DEPTH levels up), else 0. CS_COOKIE_LOST is a trust
+ * domain nobody knows (a child that lost its cookie at fork, or a cgroup
+ * deeper than CS_MAX_CGRP_DEPTH with none of those levels tagged): its
+ * tasks run alone on their cores.
  *
  * Conventions:
  *  - Every call returns 0 or a negative errno; task calls return the
@@ -65,6 +69,10 @@
 
 #include <sys/types.h>
 #include <linux/types.h>
+
+/* As in coresched.h (identical definitions; see the top of this file). */
+#define CS_COOKIE_LOST 1ULL
+#define CS_MAX_CGRP_DEPTH 64
 
 #ifndef CS_API
 #define CS_API __attribute__((visibility("default")))

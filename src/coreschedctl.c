@@ -596,8 +596,9 @@ static int cmd_cgroup(const struct ctl_args *a)
 		if (a->json) {
 			printf("{\"cgroup\": ");
 			json_str(path[0]);
-			printf(", \"cookie\": \"0x%llx\", \"inherited_from\": ",
-			       (unsigned long long)cookie);
+			printf(", \"cookie\": \"0x%llx\", \"unknown\": %s, \"inherited_from\": ",
+			       (unsigned long long)cookie,
+			       cookie == CS_COOKIE_LOST ? "true" : "false");
 			if (*from_path)
 				json_str(from_path);
 			else

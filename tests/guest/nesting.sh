@@ -8,15 +8,20 @@
 #   near   t_a + 20 levels: its tag is found (the walk once stopped at 16
 #          levels, and such a task ran untagged, beside untagged work)
 #   edge   t_a + 63 levels (level 64): the 64th look finds the tag
+#   past   t_a + 64 levels (level 65): one level too deep, 0x1 (below)
 #   deep   t_a + 70 levels: no tag in its 64 nearest levels, and the root
 #          further up: its trust domain is unknown, so it runs alone
 #          (CS_COOKIE_LOST, 0x1)
+# and, asleep, for their cookies only: in t_c, tagged 10 levels down
+# (level 11), a task at level 71 (the tag within its 64 looks: found), and
+# one 70 levels down an untagged t_u (0x1: untagged is not known either).
 # with spinners in each (stress-ng in near, a shell loop in edge and
 # deep) and in tagged t_b, and untagged stress-ng, on 2x2 with the outside observer attached first (it derives
 # cookies itself: the tag for near and edge, a cookie of its own for deep).
 #   nesting_cookies      the cookie prctl(PR_SCHED_CORE_GET) reads for a
 #                        task in each (the tagging programs' rule, the one
-#                        the scheduler runs): t_a's, t_a's, 0x1
+#                        the scheduler runs): t_a's, t_a's, 0x1, 0x1, the
+#                        tag 10 levels down t_c, 0x1
 #   nesting_cgroup_get   coreschedctl cgroup get says the same, and names
 #                        the deep one unknown
 #   nesting_policy_show  coreschedctl policy show explains the deep task
@@ -25,7 +30,7 @@
 #   SCX_TOPO=2x2 tools/vm -- tests/guest/nesting.sh
 . tests/guest/lib.sh
 
-secs=${SCX_SECS:-8}
+secs=${SCX_SECS:-5}
 lost=1 # CS_COOKIE_LOST
 
 check_topology
@@ -64,9 +69,22 @@ fi
 base=$(level "$a")
 near=$(chain "$a" 20)
 edge=$(chain "$a" $((64 - base)))
+past=$(chain "$a" $((65 - base)))
 deep=$(chain "$a" 70)
-info "levels below the root: t_a $base, near $(level "$near"), edge $(level "$edge"), deep $(level "$deep")"
+c=$(tenant t_c)
+cmid=$(chain "$c" 10)
+cdeep=$(chain "$c" 70)
+udeep=$(chain "$(tenant t_u)" 70)
+"$CTL" cgroup tag "$cmid" >/dev/null || fail nesting_cookies "could not tag $cmid"
+info "levels below the root: t_a $base, near $(level "$near"), edge $(level "$edge"), past $(level "$past"), deep $(level "$deep"); t_c's tag $(level "$cmid"), below it $(level "$cdeep"); untagged $(level "$udeep")"
 ca=$(cgroup_tag "$a")
+cc=$(cgroup_tag "$cmid")
+run_in "$past" sleep 1000
+p_past=$LAST
+run_in "$cdeep" sleep 1000
+p_cdeep=$LAST
+run_in "$udeep" sleep 1000
+p_udeep=$LAST
 
 run_in "$near" stress-ng --quiet --cpu "$NCPU" --timeout $((secs + 30))
 p_near=$LAST
@@ -78,11 +96,12 @@ run_in "$b" stress-ng --quiet --cpu "$NCPU" --timeout $((secs + 30))
 spawn stress-ng --quiet --cpu $(((NCPU + 1) / 2)) --timeout $((secs + 30))
 sleep 1
 
-got="$(cookie_of "$p_near") $(cookie_of "$p_edge") $(cookie_of "$p_deep")"
-if [ -n "$ca" ] && [ "$got" = "$ca $ca $lost" ]; then
+got="$(cookie_of "$p_near") $(cookie_of "$p_edge") $(cookie_of "$p_past") $(cookie_of "$p_deep") $(cookie_of "$p_cdeep") $(cookie_of "$p_udeep")"
+want="$ca $ca $lost $lost $cc $lost"
+if [ -n "$ca" ] && [ -n "$cc" ] && [ "$got" = "$want" ]; then
 	pass nesting_cookies
 else
-	fail nesting_cookies "prctl GET near, edge, deep: $got (want $ca $ca $lost)"
+	fail nesting_cookies "prctl GET near, edge, past, deep, t_c's deep, untagged deep: $got (want $want)"
 fi
 
 hex=$(printf '0x%x' "$ca")
