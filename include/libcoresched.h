@@ -70,7 +70,7 @@
 #include <sys/types.h>
 #include <linux/types.h>
 
-/* As in coresched.h (identical definitions; see the top of this file). */
+/* As in coresched.h, token for token, so a program may include both. */
 #define CS_COOKIE_LOST 1ULL
 #define CS_MAX_CGRP_DEPTH 64
 
