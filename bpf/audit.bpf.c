@@ -141,6 +141,16 @@ struct {
 } runnable_since SEC(".maps");
 
 /*
+ * A cookie of @p's own for a trust domain nobody knows: CS_COOKIE_LOST and
+ * its tid (no per-task cookie ends in nibble 1, no cgroup cookie lacks bit
+ * 63), so that it runs beside nothing, not even another unknown one.
+ */
+static __u64 lost_cookie(struct task_struct *p)
+{
+	return CS_COOKIE_LOST | (__u64)BPF_CORE_READ(p, pid) << 32;
+}
+
+/*
  * The nearest tagged cgroup's cookie. This repeats the walk of
  * bpf/cookie.bpf.h on purpose: the audit derives cookies on its own, so a
  * bug in the scheduler's walk cannot hide itself. With --source ours, a
@@ -154,15 +164,13 @@ struct {
 static __u64 cgrp_cookie(struct task_struct *p)
 {
 	struct cgroup *cgrp = BPF_CORE_READ(p, cgroups, dfl_cgrp);
-	__u64 unknown;
 	int level, i;
 
 	if (!cgrp)
 		return 0;
 	level = BPF_CORE_READ(cgrp, level);
-	unknown = CS_COOKIE_LOST | (__u64)BPF_CORE_READ(p, pid) << 32;
 	if (source == OBS_SRC_OURS && level > CS_CGRP_LEVEL_MASK)
-		return unknown;
+		return lost_cookie(p);
 	for (i = 0; i < CS_MAX_CGRP_DEPTH && i <= level; i++) {
 		struct cgroup *anc = BPF_CORE_READ(cgrp, ancestors[level - i]);
 		__u64 id = BPF_CORE_READ(anc, kn, id);
@@ -173,16 +181,14 @@ static __u64 cgrp_cookie(struct task_struct *p)
 	}
 	/* scx_coresched's rule only: a tenant map is no scheduler's. */
 	if (source == OBS_SRC_OURS && level >= CS_MAX_CGRP_DEPTH)
-		return unknown;
+		return lost_cookie(p);
 	return 0;
 }
 
 /*
  * A child whose inheritance failed at fork: the cookie recorded for it,
- * or, if it is marked lost, a cookie of its own (CS_COOKIE_LOST and its
- * tid: no per-task cookie ends in nibble 1, no cgroup cookie lacks bit
- * 63), since such a task must run beside nothing, not even another lost
- * one. 0 otherwise.
+ * or, if it is marked lost, a cookie of its own (lost_cookie). 0
+ * otherwise.
  */
 static __u64 fork_cookie(struct task_struct *p)
 {
@@ -194,7 +200,7 @@ static __u64 fork_cookie(struct task_struct *p)
 		return o->cookie;
 	w = bpf_map_lookup_elem(&cs_fork_lost, &word);
 	if (w && (*w & (1ULL << (tid % 64))))
-		return CS_COOKIE_LOST | (__u64)tid << 32;
+		return lost_cookie(p);
 	return 0;
 }
 

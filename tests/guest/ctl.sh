@@ -3,8 +3,9 @@
 #
 # Guest tests of coreschedctl beyond util-linux's cases (utilcli.sh):
 # bad input, permissions, clear, list, --json, and the cgroup functions
-# under scx_coresched (the tag limit, CS_MAX_CGRP_TAGS, at its edge). Run as root in a tools/vm guest with SMT from the
-# repository root, e.g.  tools/vm -- tests/guest/ctl.sh
+# under scx_coresched (the tag limit, CS_MAX_CGRP_TAGS, at its edge). Run
+# as root in a tools/vm guest with SMT from the repository root, e.g.
+#   tools/vm -- tests/guest/ctl.sh
 # One line per test, "PASS NAME" or "FAIL NAME: WHY"; '#' lines are
 # information. Exits 1 if a test failed.
 #

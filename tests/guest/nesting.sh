@@ -15,9 +15,10 @@
 # and, asleep, for their cookies only: in t_c, tagged 10 levels down
 # (level 11), a task at level 71 (the tag within its 64 looks: found), and
 # one 70 levels down an untagged t_u (0x1: untagged is not known either).
-# with spinners in each (stress-ng in near, a shell loop in edge and
-# deep) and in tagged t_b, and untagged stress-ng, on 2x2 with the outside observer attached first (it derives
-# cookies itself: the tag for near and edge, a cookie of its own for deep).
+# With spinners in near (stress-ng), edge and deep (shell loops), in
+# tagged t_b, and untagged stress-ng, on 2x2, the outside observer
+# attached first (it derives cookies itself: the tag for near and edge,
+# a cookie of its own for deep).
 #   nesting_cookies      the cookie prctl(PR_SCHED_CORE_GET) reads for a
 #                        task in each (the tagging programs' rule, the one
 #                        the scheduler runs): t_a's, t_a's, 0x1, 0x1, the
