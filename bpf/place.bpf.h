@@ -146,6 +146,49 @@ static int near_score(s32 cpu, u32 slot, u32 home)
 #define CS_PLACE_LOOK_MAX 64
 
 /*
+ * The state of one pick_cpu() walk. It lives in pick_cpu's stack and is
+ * changed only by pick_take(), a global function: the verifier then sees
+ * its fields as unknown after each call, so pick_cpu's loops are verified
+ * in a few passes, not once per value of best_score and looked (kept in
+ * locals, the two loops cost 55,000 instructions of verification, twice).
+ */
+struct pick {
+	s32 best; /* the best CPU so far, or -1 */
+	int best_score; /* its near_score() */
+	int looked; /* usable CPUs the walk has scored */
+	u32 slot; /* the task's slot */
+	u32 home; /* its last LLC */
+};
+
+/*
+ * Score idle CPU @cpu for @pk, keep it if it beats the best so far (ties
+ * go to the first seen). True when the search should stop: @cpu scores 7;
+ * or, if @count (the walk), CS_PLACE_LOOK usable CPUs have been scored and
+ * the best is on the home LLC, or CS_PLACE_LOOK_MAX have been.
+ */
+__attribute__((noinline)) bool pick_take(struct pick *pk, s32 cpu, bool count)
+{
+	int score;
+
+	if (!pk)
+		return true;
+	score = near_score(cpu, pk->slot, pk->home);
+	if (score > pk->best_score) {
+		pk->best = cpu;
+		pk->best_score = score;
+		if (score == 7)
+			return true;
+	}
+	if (!count)
+		return false;
+	/* Never stop with nothing usable: an idle core may follow. */
+	if (score)
+		pk->looked++;
+	return pk->looked >= CS_PLACE_LOOK_MAX ||
+	       (pk->looked >= CS_PLACE_LOOK && pk->best_score >= 5);
+}
+
+/*
  * Best CPU for a task of @slot among the idle CPUs @p may run on, those
  * of @prev_cpu's LLC first (near_score): its cookie already on the core,
  * then an idle core, then any compatible one. Looked at in this order:
@@ -157,7 +200,8 @@ static int near_score(s32 cpu, u32 slot, u32 home)
  *   3. the other idle CPUs, a word (64 CPUs) at a time from @prev_cpu's
  *      word on, only the set bits (idle CPUs @p may use): the first of
  *      score 7 is taken; after CS_PLACE_LOOK usable ones, the best so far
- *      if it is on the home LLC; after CS_PLACE_LOOK_MAX, the best so far.
+ *      if it is on the home LLC; after CS_PLACE_LOOK_MAX, the best so far
+ *      (pick_take).
  * Ties go to the first seen. Returns -1 if none. Example, 2 sockets of 64
  * CPUs, a task of A last on CPU 70, A's last task taken on CPU 80, whose
  * sibling 81 idles: CPU 70 is busy, CPU 81 scores 7 and is taken, no walk.
@@ -167,12 +211,13 @@ static int near_score(s32 cpu, u32 slot, u32 home)
 __attribute__((noinline)) s32 pick_cpu(struct task_struct *p __arg_trusted,
 				       s32 prev_cpu, u32 slot)
 {
+	/* home ~0U: no LLC preferred (no prev_cpu) */
+	struct pick pk = { .best = -1, .slot = slot, .home = ~0U };
 	u64 cands[CS_MAX_CPUS / 64] = {};
 	const struct cpumask *idle;
-	int best_score = 0, looked = 0, k, kk, j, i, score;
 	u32 nwords = (nr_cpus + 63) / 64, k0 = 0, hint;
-	s32 best = -1, c;
-	u32 home = ~0U; /* no LLC: none is preferred */
+	int k, kk, j;
+	s32 c;
 
 	idle = scx_bpf_get_idle_cpumask();
 	bpf_for(k, 0, CS_MAX_CPUS / 64) {
@@ -185,14 +230,12 @@ __attribute__((noinline)) s32 pick_cpu(struct task_struct *p __arg_trusted,
 	scx_bpf_put_idle_cpumask(idle);
 
 	if (prev_cpu >= 0 && prev_cpu < CS_MAX_CPUS) {
-		home = llc_of(prev_cpu);
+		pk.home = llc_of(prev_cpu);
 		k0 = (u32)prev_cpu / 64;
 		if (cand_bit(cands, prev_cpu)) {
-			best_score = near_score(prev_cpu, slot, home);
-			if (best_score)
-				best = prev_cpu;
-			if (best_score >= 6)
-				return best;
+			pick_take(&pk, prev_cpu, false);
+			if (pk.best_score >= 6)
+				return pk.best;
 		}
 	}
 	hint = cs_tagged(slot) ? slot_core[CS_SLOT_IDX(slot)] : 0;
@@ -205,13 +248,8 @@ __attribute__((noinline)) s32 pick_cpu(struct task_struct *p __arg_trusted,
 			if (c == CS_NO_CPU || (u32)c >= nr_cpus ||
 			    c == prev_cpu || !cand_bit(cands, c))
 				continue;
-			score = near_score(c, slot, home);
-			if (score == 7)
-				return c;
-			if (score > best_score) {
-				best = c;
-				best_score = score;
-			}
+			if (pick_take(&pk, c, false))
+				return pk.best;
 		}
 	}
 	bpf_for(kk, 0, CS_MAX_CPUS / 64) {
@@ -224,27 +262,16 @@ __attribute__((noinline)) s32 pick_cpu(struct task_struct *p __arg_trusted,
 		bpf_for(j, 0, 64) {
 			if (!bits)
 				break;
-			i = k * 64 + low_bit(bits);
+			c = k * 64 + low_bit(bits);
 			bits &= bits - 1;
 			/* prev_cpu and the hint's CPUs are scored already */
-			if (i == prev_cpu || (hint && core_of(i) == hint - 1))
+			if (c == prev_cpu || (hint && core_of(c) == hint - 1))
 				continue;
-			score = near_score(i, slot, home);
-			if (score > best_score) {
-				best = i;
-				best_score = score;
-				if (score == 7)
-					return best;
-			}
-			/* Never stop with nothing usable: an idle core may follow. */
-			if (score)
-				looked++;
-			if (looked >= CS_PLACE_LOOK_MAX ||
-			    (looked >= CS_PLACE_LOOK && best_score >= 5))
-				return best;
+			if (pick_take(&pk, c, true))
+				return pk.best;
 		}
 	}
-	return best;
+	return pk.best;
 }
 
 /* The lowest CPU @p may run on that is online for sched_ext, or @dflt. */
