@@ -146,11 +146,12 @@ static int near_score(s32 cpu, u32 slot, u32 home)
 #define CS_PLACE_LOOK_MAX 64
 
 /*
- * The state of one pick_cpu() walk. It lives in pick_cpu's stack and is
- * changed only by pick_take(), a global function: the verifier then sees
- * its fields as unknown after each call, so pick_cpu's loops are verified
- * in a few passes, not once per value of best_score and looked (kept in
- * locals, the two loops cost 55,000 instructions of verification, twice).
+ * The state of one pick_cpu() walk. It lives in pick_cpu's stack; best,
+ * best_score and looked are changed only by pick_take(), a global
+ * function: the verifier then sees them as unknown after each call, so
+ * pick_cpu's loops are verified in a few passes, not once per value of
+ * best_score and looked (kept in locals, they cost about 55,000 processed
+ * instructions in each of cs_select_cpu and cs_enqueue).
  */
 struct pick {
 	s32 best; /* the best CPU so far, or -1 */
@@ -200,9 +201,8 @@ __attribute__((noinline)) bool pick_take(struct pick *pk, s32 cpu, bool count)
  *   3. the other idle CPUs, a word (64 CPUs) at a time from @prev_cpu's
  *      word on, only the set bits (idle CPUs @p may use): the first of
  *      score 7 is taken; after CS_PLACE_LOOK usable ones, the best so far
- *      if it is on the home LLC; after CS_PLACE_LOOK_MAX, the best so far
- *      (pick_take).
- * Ties go to the first seen. Returns -1 if none. Example, 2 sockets of 64
+ *      if it is on the home LLC; after CS_PLACE_LOOK_MAX, the best so far.
+ * pick_take() scores each and keeps the best. Ties go to the first seen. Returns -1 if none. Example, 2 sockets of 64
  * CPUs, a task of A last on CPU 70, A's last task taken on CPU 80, whose
  * sibling 81 idles: CPU 70 is busy, CPU 81 scores 7 and is taken, no walk.
  * Global (verified once): @p is the kernel's (__arg_trusted), so its
