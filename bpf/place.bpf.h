@@ -202,9 +202,10 @@ __attribute__((noinline)) bool pick_take(struct pick *pk, s32 cpu, bool count)
  *      word on, only the set bits (idle CPUs @p may use): the first of
  *      score 7 is taken; after CS_PLACE_LOOK usable ones, the best so far
  *      if it is on the home LLC; after CS_PLACE_LOOK_MAX, the best so far.
- * pick_take() scores each and keeps the best. Ties go to the first seen. Returns -1 if none. Example, 2 sockets of 64
- * CPUs, a task of A last on CPU 70, A's last task taken on CPU 80, whose
- * sibling 81 idles: CPU 70 is busy, CPU 81 scores 7 and is taken, no walk.
+ * pick_take() scores each and keeps the best. Ties go to the first seen.
+ * Returns -1 if none. Example, 2 sockets of 64 CPUs, a task of A last on
+ * CPU 70, A's last task taken on CPU 80, whose sibling 81 idles: CPU 70 is
+ * busy, CPU 81 scores 7 and is taken, no walk.
  * Global (verified once): @p is the kernel's (__arg_trusted), so its
  * cpus_ptr may be read.
  */
