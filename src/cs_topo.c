@@ -244,6 +244,44 @@ static int distinct(const int *v, const bool *use, int n)
 	return nr;
 }
 
+/*
+ * Number the LLCs socket by socket: by the package of their first CPU,
+ * then by that CPU, so that the LLCs of one socket are neighbours, which
+ * the scheduler's per-LLC queues group by (cs_llc_queue). In CPU order
+ * alone, CPUs numbered round-robin over two sockets would give the
+ * sockets' LLCs alternate numbers. Example: LLCs first seen at CPUs 0
+ * (package 0), 1 (package 1), 2 (package 0): numbered 0, 2, 1.
+ */
+static void llcs_by_package(struct cs_topo_map *m)
+{
+	int first[CS_TOPO_MAX_CPUS], rank[CS_TOPO_MAX_CPUS];
+	int cpu, i, j, n = m->nr_llcs;
+
+	for (i = 0; i < n; i++)
+		first[i] = -1;
+	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
+		i = m->cpu[cpu].llc;
+		if (m->cpu[cpu].online && i >= 0 && i < n && first[i] < 0)
+			first[i] = cpu;
+	}
+	for (i = 0; i < n; i++) {
+		int pi = first[i] < 0 ? 0 : m->cpu[first[i]].package;
+
+		rank[i] = 0;
+		for (j = 0; j < n; j++) {
+			int pj = first[j] < 0 ? 0 : m->cpu[first[j]].package;
+
+			if (pj < pi || (pj == pi && first[j] < first[i]))
+				rank[i]++;
+		}
+	}
+	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
+		i = m->cpu[cpu].llc;
+		if (m->cpu[cpu].online && i >= 0 && i < n)
+			m->cpu[cpu].llc = rank[i];
+	}
+}
+
 int cs_topo_scan(struct cs_topo_map *m, const char *root, char *err,
 		 size_t len)
 {
@@ -348,6 +386,7 @@ int cs_topo_scan(struct cs_topo_map *m, const char *root, char *err,
 			m->llc_level = level;
 		m->cpu[cpu].llc = llc_of[cpu];
 	}
+	llcs_by_package(m);
 
 	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
 		package[cpu] = m->cpu[cpu].package;

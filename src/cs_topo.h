@@ -28,7 +28,7 @@ struct cs_topo_cpu {
 	int core_id; /* topology/core_id (unique within a package), or -1 */
 	int core; /* dense index of its SMT sibling set, in CPU order */
 	int sib; /* its place in that set, in CPU order */
-	int llc; /* dense index of its last-level cache, in CPU order */
+	int llc; /* dense index of its last-level cache, socket by socket */
 	int node; /* NUMA node (cpuN/nodeM); 0 if sysfs has none; -1 if cpuN is absent */
 };
 

@@ -328,6 +328,39 @@ static bool test_scan_no_cache(void)
 }
 
 /*
+ * LLCs are numbered socket by socket: CPUs numbered round-robin over two
+ * packages (0, 1, 0, 1), each CPU its own L3, give its LLCs 0, 2, 1, 3.
+ */
+static bool test_scan_llcs_by_package(void)
+{
+	static const struct fake_shape s = {
+		.name = "rrllc", .sockets = 1, .cores = 4, .threads = 1
+	};
+	char rel[64], num[16], err[256];
+	int cpu;
+
+	CHECK(fake_machine(&s, &cpus, root, sizeof(root)), "cannot build");
+	for (cpu = 0; cpu < 4; cpu++) {
+		snprintf(rel, sizeof(rel), "cpu%d/topology/physical_package_id",
+			 cpu);
+		snprintf(num, sizeof(num), "%d\n", cpu % 2);
+		CHECK(fake_put(root, rel, num), "cannot write");
+		snprintf(rel, sizeof(rel), "cpu%d/cache/index3/shared_cpu_list",
+			 cpu);
+		snprintf(num, sizeof(num), "%d\n", cpu);
+		CHECK(fake_put(root, rel, num), "cannot write");
+	}
+	CHECK_INT(cs_topo_scan(&map, root, err, sizeof(err)), 0);
+	CHECK_INT(map.nr_packages, 2);
+	CHECK_INT(map.nr_llcs, 4);
+	CHECK_INT(map.cpu[0].llc, 0);
+	CHECK_INT(map.cpu[1].llc, 2);
+	CHECK_INT(map.cpu[2].llc, 1);
+	CHECK_INT(map.cpu[3].llc, 3);
+	return true;
+}
+
+/*
  * Malformed or inconsistent files in an otherwise good 1x2x2 machine: each
  * is refused with a message naming the file (or the CPU).
  */
@@ -403,6 +436,7 @@ int main(void)
 	RUN(scan_512);
 	RUN(scan_513_refused);
 	RUN(scan_no_cache);
+	RUN(scan_llcs_by_package);
 	RUN(scan_malformed);
 	RUN(scan_parse_strict);
 
