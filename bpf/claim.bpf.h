@@ -161,33 +161,129 @@ static bool prev_kept(struct task_struct *prev, u16 slot)
  * default scheduler). So a CPU takes a task already on its own runqueue
  * when one of the first CS_PEEK_TASKS queued is at most a slice behind the
  * head (the first of them that may run here) in vtime, and the head
- * otherwise (consume's choice): the order inside a cookie bends
- * by at most a slice, and the cookie's own vtime, which decides between
- * cookies, is charged the same. Example, a 5 ms slice: T1 and T3 of A were
+ * otherwise (consume's choice): the order inside a queue bends by at
+ * most a slice (across two LLCs' queues by up to two: the steal below
+ * waits for a slice, and the local pick may bend one more), and the
+ * cookie's own vtime, which decides between cookies, is charged the same. Example, a 5 ms slice: T1 and T3 of A were
  * queued on CPU 0, T2 and T4 on CPU 1; CPU 0's slice of T1 ends with T2
  * (vtime 10 ms) at the head, then T3 (12 ms): CPU 0 takes T3, and the two
  * pairs keep their CPUs, as per-CPU runqueues would. Only which task of
  * the claimed cookie runs changes; the claim comes first, as before. (An
  * untagged task bound to this CPU that waited past the guard is moved
  * first, from wherever it waits: guard.bpf.h.)
- * With more than one last-level cache (sockets), a CPU that finds none of
- * its own takes the first of them queued on a CPU of its LLC, so a task
- * crosses to another socket only when no CPU of its own socket took it
- * within a slice of its turn: on 2 sockets, T5 of A queued on CPU 1
- * (socket 0) and T6 behind it on CPU 5 (socket 1): CPU 4 (socket 1) takes
- * T6, and T5 waits for socket 0 or, once more than a slice behind the
- * tasks after it, for any CPU. The cookie's vtime is charged the same, so
- * the fairness between cookies holds across LLCs as within one.
+ * With more than one last-level cache (sockets), each cookie has a queue
+ * per LLC (up to CS_LLC_QUEUES; cs_llc_queue()), a task waits in the
+ * queue of the CPU it was placed on, and a CPU takes from its own LLC's
+ * queue unless another's waited a slice longer or its own has nothing
+ * for it (steal_queue(); after its own, any other: move_from_others()). Where
+ * LLCs share a queue (more of them than queues, or one first seen after
+ * the load), a CPU that finds none of its own takes the first task of the
+ * queue that waits on a CPU of its LLC: on 2 sockets sharing one queue,
+ * T5 of A queued on CPU 1 (socket 0) and T6 behind it on CPU 5 (socket
+ * 1): CPU 4 (socket 1) takes T6, and T5 waits for socket 0 or, once more
+ * than a slice behind the tasks after it, for any CPU. The cookie's one
+ * vtime is charged the same whichever queue its task came from, so the
+ * fairness between cookies holds across LLCs as within one; inside a
+ * cookie, tasks of two LLCs that both take them keep within about two
+ * slices of each other.
  */
 static bool cpu_active_now(s32 cpu); /* place.bpf.h */
+
+/*
+ * The vtime of the first task of queue @dsq that may run on @cpu, among
+ * its first CS_PEEK_TASKS: CS_HEAD_NONE if no queued task may,
+ * CS_HEAD_PAST if none of the first CS_PEEK_TASKS may and more are
+ * queued.
+ */
+__attribute__((noinline)) u64 queue_head_vt(s32 cpu, u64 dsq)
+{
+	struct bpf_iter_scx_dsq it;
+	struct task_struct *p;
+	u64 vt = CS_HEAD_NONE;
+	int n;
+
+	/* An empty queue is not iterated (its lock not taken). */
+	if (cs_nr_queued(dsq) <= 0)
+		return vt;
+	bpf_iter_scx_dsq_new(&it, dsq, 0);
+	bpf_for(n, 0, CS_PEEK_TASKS + 1) {
+		p = bpf_iter_scx_dsq_next(&it);
+		if (!p)
+			break;
+		if (n == CS_PEEK_TASKS) {
+			vt = CS_HEAD_PAST;
+			break;
+		}
+		if (bpf_cpumask_test_cpu(cpu, p->cpus_ptr)) {
+			vt = p->scx.dsq_vtime;
+			break;
+		}
+	}
+	bpf_iter_scx_dsq_destroy(&it);
+	return vt;
+}
+
+/*
+ * Per-LLC queues (cs_llc_queues): the queue of @slot, other than @cpu's
+ * LLC's, to take a task from before its own; -1 for its own. Another
+ * LLC's is taken from when its first task that may run here waited more
+ * than a slice longer (a lower vtime, on the cookie's one clock) than the
+ * first of our own, or our own has none for this CPU (cs_llc_steal; not
+ * when none of our own's first CS_PEEK_TASKS may run here but more are
+ * queued: its consume looks further first): a task stays on
+ * its socket unless another socket's CPU of its cookie is free first, and
+ * a busy socket's backlog is shared with a less busy one once it is a
+ * slice deep. Example, 2 sockets, cookie A: CPU 4 (socket 1) finds A's
+ * socket 1 queue empty and T5 in socket 0's: it takes T5. Had socket 1's
+ * queue T6 at vtime 20 ms and T5 been at 12 ms (a 5 ms slice), CPU 4
+ * would take T5 too; at 16 ms, T6.
+ */
+__attribute__((noinline)) int steal_queue(s32 cpu, u32 slot)
+{
+	u32 own = llcq_of(slot, cpu), q;
+	u64 best = CS_HEAD_PAST, vt;
+	int from = -1;
+
+	bpf_for(q, 0, slot_nq(slot)) {
+		if (q == own)
+			continue;
+		vt = queue_head_vt(cpu, dsq_at(slot, q));
+		if (vt < best) {
+			best = vt;
+			from = q;
+		}
+	}
+	if (from < 0 || !cs_llc_steal(queue_head_vt(cpu, dsq_at(slot, own)),
+				      best, slice_ns))
+		return -1;
+	return from;
+}
+
+/*
+ * Move a task of any queue of @slot but @cpu's own here (the last try),
+ * the queues after its own first, so that the LLCs do not all fall on
+ * the first queue.
+ */
+__attribute__((noinline)) int move_from_others(s32 cpu, u32 slot)
+{
+	u32 own = llcq_of(slot, cpu), nq = slot_nq(slot), k;
+
+	bpf_for(k, 1, nq) {
+		if (cs_move_to_local(dsq_at(slot, (own + k) % nq))) {
+			cpu_stat(cpu)->llc_steals++;
+			return 1;
+		}
+	}
+	return 0;
+}
 
 __attribute__((noinline)) int move_local_first(s32 cpu, u32 slot)
 {
 	struct task_struct *p, *near = NULL; /* near: first of this LLC */
 	struct bpf_iter_scx_dsq it;
 	bool seen = false, moved = false;
-	u64 head_vt = 0;
-	int n = 0;
+	u64 head_vt = 0, dsq;
+	int n = 0, from;
 	s32 at;
 
 	PROF_START();
@@ -196,11 +292,20 @@ __attribute__((noinline)) int move_local_first(s32 cpu, u32 slot)
 	    move_pinned(cpu))
 		return 1;
 	if (!vtime_ordered(slot)) {
-		moved = cs_move_to_local(dsq_of(slot));
+		moved = cs_move_to_local(dsq_at(slot, 0));
 		PROF_MARK(CS_PROF_MOVE_CONSUME);
 		return moved;
 	}
-	bpf_iter_scx_dsq_new(&it, dsq_of(slot), 0);
+	if (slot_nq(slot) > 1) {
+		from = steal_queue(cpu, slot);
+		if (from >= 0 && cs_move_to_local(dsq_at(slot, from))) {
+			cpu_stat(cpu)->llc_steals++;
+			PROF_MARK(CS_PROF_MOVE_CONSUME);
+			return 1;
+		}
+	}
+	dsq = dsq_here(slot, cpu);
+	bpf_iter_scx_dsq_new(&it, dsq, 0);
 	while ((p = bpf_iter_scx_dsq_next(&it))) {
 		if (++n > CS_PEEK_TASKS)
 			break;
@@ -240,7 +345,9 @@ __attribute__((noinline)) int move_local_first(s32 cpu, u32 slot)
 	PROF_MARK(CS_PROF_MOVE_LOCAL);
 	if (moved)
 		return 1;
-	moved = cs_move_to_local(dsq_of(slot));
+	moved = cs_move_to_local(dsq);
+	if (!moved && slot_nq(slot) > 1)
+		moved = move_from_others(cpu, slot);
 	PROF_MARK(CS_PROF_MOVE_CONSUME);
 	return moved;
 }
@@ -458,33 +565,56 @@ int cs_drain_evacuate(void *ctx)
 		stranded[i] = 0;
 		unmovable[i] = 0;
 	}
-	bpf_for(i, 0, CS_NR_SLOTS)
-		if (cs_nr_queued(dsq_of(i)) > 0)
-			evacuate(dsq_of(i));
+	bpf_for(i, 0, CS_NR_SLOTS * nr_llcq)
+		if (cs_nr_queued(dsq_at(i % CS_NR_SLOTS, i / CS_NR_SLOTS)) > 0)
+			evacuate(dsq_at(i % CS_NR_SLOTS, i / CS_NR_SLOTS));
 	evacuate(DSQ_TRUST);
 	evacuate(DSQ_EXCL);
 	return 0;
 }
 
-/* Claim @slot and move the first kthread of it bound to @cpu here. */
-static bool drain_move(s32 cpu, u16 slot)
+/*
+ * Claim @slot and move the first kthread of it bound to @cpu here, from
+ * queue @dsq of @slot. -1 if the claim failed, else whether one moved.
+ */
+static int drain_move_from(s32 cpu, u16 slot, u64 dsq)
 {
 	struct bpf_iter_scx_dsq it;
 	struct task_struct *p;
-	bool moved = false;
+	int moved = 0;
 
-	bpf_iter_scx_dsq_new(&it, dsq_of(slot), 0);
+	bpf_iter_scx_dsq_new(&it, dsq, 0);
 	while ((p = bpf_iter_scx_dsq_next(&it))) {
 		if (!bound_kthread(p, cpu))
 			continue;
 		/* A fenced CPU has no core word to claim in. */
-		if (!fenced(cpu) && core_claim(cpu, slot) != CS_CLAIM_OK)
+		if (!fenced(cpu) && core_claim(cpu, slot) != CS_CLAIM_OK) {
+			moved = -1;
 			break;
+		}
 		moved = cs_move_iterated(&it, p, SCX_DSQ_LOCAL);
 		break;
 	}
 	bpf_iter_scx_dsq_destroy(&it);
 	return moved;
+}
+
+/*
+ * drain_move_from() over the queues of @slot, @cpu's LLC's first (where
+ * a task bound there waits, unless it was queued before the CPU's LLC was
+ * known: a CPU offline at load, unfenced since).
+ */
+static bool drain_move(s32 cpu, u16 slot)
+{
+	u32 own = llcq_of(slot, cpu), nq = slot_nq(slot), k;
+	int r;
+
+	bpf_for(k, 0, nq) {
+		r = drain_move_from(cpu, slot, dsq_at(slot, (own + k) % nq));
+		if (r)
+			return r > 0;
+	}
+	return false;
 }
 
 __attribute__((noinline)) int drain_dispatch(s32 cpu)

@@ -9,10 +9,11 @@
  * tagging programs (tagging.bpf.c, cookie.bpf.h).
  *
  * 1. Queues. Each live cookie owns a slot (see tags.bpf.h) and a vtime-
- *    ordered DSQ with the slot's number. Tasks are only ever inserted into
- *    these DSQs, never into a local or the global DSQ, so the only way a
- *    task reaches a CPU is ops.dispatch() moving it there, which is where
- *    the core-wide decision is made.
+ *    ordered DSQ with the slot's number, one per last-level cache with
+ *    more than one (cs_llc_queues, claim.bpf.h). Tasks are only ever
+ *    inserted into these DSQs, never into a local or the global DSQ, so
+ *    the only way a task reaches a CPU is ops.dispatch() moving it there,
+ *    which is where the core-wide decision is made.
  *
  * 2. Claims and commits. Each core has one 64-bit state word with, per
  *    sibling, next (the slot it has claimed) and cur (the slot it runs),
@@ -435,7 +436,7 @@ void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
 		 * another task of it was counted queued meanwhile.
 		 */
 		if (cs_tagged(slot) ? slot_qcnt[CS_SLOT_IDX(slot)] <= 0 :
-				      cs_nr_queued(dsq_of(slot)) <= 0) {
+				      !slot_waits(slot)) {
 			lowered = vtime_place(slot);
 			if (slot == 0)
 				untagged_seen(tctx ? tctx->enq_at :
@@ -452,7 +453,9 @@ void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
 		} else if (lowered && cs_tagged(slot)) {
 			queued_mark(slot, true);
 		}
-		cs_insert_vtime(p, dsq_of(slot), slice_ns, vt, enq_flags);
+		/* On the LLC of the CPU it waits on (select_cpu's, or its). */
+		cs_insert_vtime(p, dsq_here(slot, scx_bpf_task_cpu(p)),
+				slice_ns, vt, enq_flags);
 	}
 
 	/* Wakeups were placed by select_cpu; others need a CPU woken. */
@@ -756,8 +759,10 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(cs_init)
 	excl_vt = vnow;
 	*vseen_of(CS_SLOT_EXCL) = vnow;
 	set_live(0, true);
-	bpf_for(i, 0, CS_NR_SLOTS) {
-		ret = cs_create_dsq(i);
+	nr_llcq = cs_llc_queues(nr_llcs);
+	llcq_known = nr_llcs ? nr_llcs : 1;
+	bpf_for(i, 0, CS_NR_SLOTS * nr_llcq) {
+		ret = cs_create_dsq(dsq_at(i % CS_NR_SLOTS, i / CS_NR_SLOTS));
 		if (ret)
 			return ret;
 	}

@@ -29,7 +29,8 @@
  * 4. A task inside a queue that runs (a nice 19 task beside nice -20
  *    spinners of its cookie): a tick of a CPU that runs its cookie ends
  *    the slice there and the dispatch moves the overdue task to the head
- *    of its queue (task_guard, below, with an example).
+ *    of that CPU's LLC's queue of its cookie (task_guard, below, with an
+ *    example).
  *
  * Worked example (2), strict mode, 8x2 at 4,097 cookies: kworker/12:1
  * queued at t=0 on CPU 12; core {12,13} runs cookie A on CPU 13 and CPU
@@ -141,7 +142,7 @@ static void untagged_guard(s32 cpu, u64 now)
 	int done;
 
 	if (!cs_rescue_due(now, at, CS_UNTAGGED_MAX_WAIT_NS) ||
-	    cs_nr_queued(0) <= 0 ||
+	    !slot_waits(0) ||
 	    __sync_val_compare_and_swap(&untagged_since, at, now) != at)
 		return;
 	done = rescue_vtime(0, 0);
@@ -286,9 +287,11 @@ __attribute__((noinline)) int cookie_guard(s32 cpu, u64 now)
  * its cookie's, holds it back) is moved to the head of its queue, its
  * debt dropped, and the CPUs of its cookie that can run it take it from
  * there (a CPU prefers a task of its own runqueue a slice or less behind
- * the head: a few dispatches at most).
- * Only its place in its own queue changes: the claims, and so isolation,
- * are what any other run of its cookie needs.
+ * the head: a few dispatches at most). With a queue per LLC, a CPU's
+ * looks go over its cookie's queues in turn (one a look), and the task
+ * goes to the head of the looking CPU's LLC's queue.
+ * Only its place among its cookie's queued tasks changes: the claims, and
+ * so isolation, are what any other run of its cookie needs.
  *
  * Worked example, 2x2, cookie A: eight spinners at nice -20 (weight
  * 8668) and T at nice 19 (weight 1). T runs a slice and is charged 500
@@ -335,13 +338,13 @@ tail_overdue(struct bpf_iter_scx_dsq *it, s32 cpu, u64 clock)
 	return found;
 }
 
-/* From ops.tick: is a task of @slot's queue overdue on @cpu? */
-__attribute__((noinline)) int task_overdue(s32 cpu, u32 slot)
+/* From ops.tick: is a task of queue @q of @slot overdue on @cpu? */
+__attribute__((noinline)) int task_overdue(s32 cpu, u32 slot, u32 q)
 {
 	struct bpf_iter_scx_dsq it;
 	bool found;
 
-	bpf_iter_scx_dsq_new(&it, dsq_of(slot), SCX_DSQ_ITER_REV);
+	bpf_iter_scx_dsq_new(&it, dsq_at(slot, q), SCX_DSQ_ITER_REV);
 	found = tail_overdue(&it, cpu, *tvnow_of(slot)) != NULL;
 	bpf_iter_scx_dsq_destroy(&it);
 	return found;
@@ -349,23 +352,26 @@ __attribute__((noinline)) int task_overdue(s32 cpu, u32 slot)
 
 /*
  * From ops.dispatch (the 6.12 kernel moves an iterated task from there
- * only; no tick carries the call): re-queue the task of @slot overdue on
- * @cpu, if one still is, at cs_rescued_task_vtime(). It stays in its
- * queue, on its runqueue: unlike a move to a local queue, this never
+ * only; no tick carries the call): re-queue the task of queue @q of
+ * @slot overdue on @cpu, if one still is, at cs_rescued_task_vtime(),
+ * on @cpu's LLC's queue of @slot (the same queue with one LLC). It stays
+ * in a queue, on its runqueue: unlike a move to a local queue, this never
  * sends a task bound elsewhere, or one found by a CPU going down, to the
- * global queue, which any CPU runs without a claim.
+ * global queue, which any CPU runs without a claim. Moved to this CPU's
+ * LLC, since that one found it: a task of another LLC's queue whose CPUs
+ * never take its cookie is taken here.
  */
-__attribute__((noinline)) int task_requeue(s32 cpu, u32 slot)
+__attribute__((noinline)) int task_requeue(s32 cpu, u32 slot, u32 q)
 {
 	u64 clock = *tvnow_of(slot);
 	struct bpf_iter_scx_dsq it;
 	struct task_struct *p;
 	bool moved = false;
 
-	bpf_iter_scx_dsq_new(&it, dsq_of(slot), SCX_DSQ_ITER_REV);
+	bpf_iter_scx_dsq_new(&it, dsq_at(slot, q), SCX_DSQ_ITER_REV);
 	p = tail_overdue(&it, cpu, clock);
 	if (p)
-		moved = cs_requeue_iterated(&it, p, dsq_of(slot),
+		moved = cs_requeue_iterated(&it, p, dsq_here(slot, cpu),
 					    cs_rescued_task_vtime(clock,
 								  slice_ns));
 	bpf_iter_scx_dsq_destroy(&it);
@@ -376,28 +382,32 @@ __attribute__((noinline)) int task_requeue(s32 cpu, u32 slot)
 
 /*
  * From ops.tick of @cpu, which runs a task of @slot: at most once per
- * CS_TASK_SCAN_NS, look for a task of that queue overdue here; if there
- * is one, note the slot for the dispatch to come (task_rescue) and
- * return true: the caller ends the slice.
+ * CS_TASK_SCAN_NS, look for a task of one of that slot's queues (each in
+ * turn, with per-LLC queues) overdue here; if there is one, note the
+ * slot and queue for the dispatch to come (task_rescue) and return true:
+ * the caller ends the slice.
  */
 static bool task_guard(s32 cpu, u16 slot, u64 now)
 {
 	struct cs_cpu_stat *st = cpu_stat(cpu);
+	u32 q;
 
-	if (!vtime_ordered(slot) || now - st->task_scan_at < CS_TASK_SCAN_NS ||
-	    cs_nr_queued(dsq_of(slot)) <= 0)
+	if (!vtime_ordered(slot) || now - st->task_scan_at < CS_TASK_SCAN_NS)
+		return false;
+	q = st->task_looks++ % slot_nq(slot);
+	if (cs_nr_queued(dsq_at(slot, q)) <= 0)
 		return false;
 	st->task_scan_at = now;
-	if (!task_overdue(cpu, slot))
+	if (!task_overdue(cpu, slot, q))
 		return false;
-	st->rescue = slot + 1;
+	st->rescue = (slot + 1) | q << 16;
 	return true;
 }
 
 /*
  * From ops.dispatch of @cpu: re-queue the task its tick found overdue, if
- * it still is, at the head of its queue. The note is used once, whatever
- * this dispatch then runs.
+ * it still is, at the head of this CPU's LLC's queue of its cookie. The
+ * note is used once, whatever this dispatch then runs.
  */
 static void task_rescue(s32 cpu)
 {
@@ -407,7 +417,7 @@ static void task_rescue(s32 cpu)
 	if (!r)
 		return;
 	st->rescue = 0;
-	task_requeue(cpu, r - 1);
+	task_requeue(cpu, (r & 0xffff) - 1, r >> 16);
 }
 
 /* Can @p run on @cpu alone? (A task bound there.) */
@@ -506,20 +516,23 @@ __attribute__((noinline)) u32 pin_due(s32 cpu, u64 now)
 }
 
 /*
- * Move a queued untagged task bound to @cpu here, among the first
- * CS_PIN_SCAN queued (not one in migrate_disable(): see move_local_first).
+ * Move a queued untagged task bound to @cpu here from queue @dsq, among
+ * its first CS_PIN_SCAN (not one in migrate_disable(): see
+ * move_local_first).
  * The scan is counted by a bpf_for(): a plain counter compared with the
  * constant made the verifier walk all 256 turns (4 s of a load in a TCG
  * guest); an iterator's loop is verified until its states repeat.
  */
-__attribute__((noinline)) int move_pinned(s32 cpu)
+static bool move_pinned_from(s32 cpu, u64 dsq)
 {
 	struct bpf_iter_scx_dsq it;
 	struct task_struct *p;
 	bool moved = false;
 	int n;
 
-	bpf_iter_scx_dsq_new(&it, dsq_of(0), 0);
+	if (cs_nr_queued(dsq) <= 0)
+		return false;
+	bpf_iter_scx_dsq_new(&it, dsq, 0);
 	bpf_for(n, 0, CS_PIN_SCAN) {
 		p = bpf_iter_scx_dsq_next(&it);
 		if (!p)
@@ -531,6 +544,22 @@ __attribute__((noinline)) int move_pinned(s32 cpu)
 	}
 	bpf_iter_scx_dsq_destroy(&it);
 	return moved;
+}
+
+/*
+ * Over the untagged work's queues, @cpu's LLC's first: a task bound here
+ * waits there, unless it was queued before this CPU's LLC was known (a
+ * CPU offline at load, unfenced since).
+ */
+__attribute__((noinline)) int move_pinned(s32 cpu)
+{
+	u32 own = llcq_of(0, cpu), nq = slot_nq(0), k;
+
+	bpf_for(k, 0, nq) {
+		if (move_pinned_from(cpu, dsq_at(0, (own + k) % nq)))
+			return 1;
+	}
+	return 0;
 }
 
 #endif /* __CS_GUARD_BPF_H */

@@ -62,7 +62,7 @@ __attribute__((noinline)) u32 pick_in_word(u32 k, u64 skips, u32 best, u64 bvt)
 		v = *vtime_of(i);
 		if (v < low)
 			low = v;
-		if (v < bvt && !skipped(i, skips) && cs_nr_queued(i) > 0) {
+		if (v < bvt && !skipped(i, skips) && slot_waits(i)) {
 			best = i;
 			bvt = v;
 		}
@@ -90,7 +90,7 @@ __attribute__((noinline)) u32 pick_best_slot(u32 skip_a, u32 skip_b, u32 skip_c)
 	s32 n, j;
 
 	_Static_assert(CS_LIVE_WORDS <= 128, "looked[] has 128 bits");
-	if (!skipped(0, skips) && cs_nr_queued(0) > 0) {
+	if (!skipped(0, skips) && slot_waits(0)) {
 		best = 0;
 		bvt = *vtime_of(0);
 	}
@@ -150,18 +150,18 @@ static u64 slot_vt(u16 s)
 
 /*
  * Siblings of @cpu's core (bit i: sibling i) on which one of the first
- * CS_PEEK_TASKS queued tasks of @slot may run (affinity); 0 if none.
+ * CS_PEEK_TASKS queued tasks of queue @dsq may run (affinity); 0 if none.
  */
-__attribute__((noinline)) u32 core_can_run(s32 cpu, u32 slot)
+__attribute__((noinline)) u32 queue_can_run(s32 cpu, u64 dsq)
 {
 	struct bpf_iter_scx_dsq it;
 	struct task_struct *p;
 	int nr = nr_sibs(cpu), n = 0, i;
 	u32 all = (1U << nr) - 1, found = 0;
 
-	if (slot > CS_SLOT_EXCL)
+	if (cs_nr_queued(dsq) <= 0)
 		return 0;
-	bpf_iter_scx_dsq_new(&it, dsq_of(slot), 0);
+	bpf_iter_scx_dsq_new(&it, dsq, 0);
 	while ((p = bpf_iter_scx_dsq_next(&it))) {
 		if ((u32)p->nr_cpus_allowed >= nr_cpus) {
 			found = all;
@@ -178,6 +178,27 @@ __attribute__((noinline)) u32 core_can_run(s32 cpu, u32 slot)
 			break;
 	}
 	bpf_iter_scx_dsq_destroy(&it);
+	return found;
+}
+
+/*
+ * Siblings of @cpu's core on which a task of @slot may run, by the first
+ * CS_PEEK_TASKS of each of its queues, @cpu's LLC's first; 0 if none.
+ */
+__attribute__((noinline)) u32 core_can_run(s32 cpu, u32 slot)
+{
+	u32 own = llcq_of(slot, cpu), nq = slot_nq(slot), q, k, found;
+	u32 all = (1U << nr_sibs(cpu)) - 1;
+
+	if (slot > CS_SLOT_EXCL)
+		return 0;
+	found = queue_can_run(cpu, dsq_at(slot, own));
+	bpf_for(k, 1, nq) {
+		if (found == all)
+			break;
+		q = (own + k) % nq;
+		found |= queue_can_run(cpu, dsq_at(slot, q));
+	}
 	return found;
 }
 
@@ -251,7 +272,7 @@ static u16 best_tagged(s32 cpu, u16 keep, u64 *vt)
  * A's by the grace, core {0,1} would yield to B: a cookie that holds a
  * core and still waits is not held back by where its tasks wait.
  */
-__attribute__((noinline)) int due_here(s32 cpu, u32 slot)
+__attribute__((noinline)) int due_in(s32 cpu, u32 slot, u64 dsq)
 {
 	struct bpf_iter_scx_dsq it;
 	struct task_struct *p;
@@ -259,9 +280,9 @@ __attribute__((noinline)) int due_here(s32 cpu, u32 slot)
 	u32 core = core_of(cpu);
 	int n = 0, here = 0;
 
-	if (!vtime_ordered(slot))
-		return 1;
-	bpf_iter_scx_dsq_new(&it, dsq_of(slot), 0);
+	if (cs_nr_queued(dsq) <= 0)
+		return 0;
+	bpf_iter_scx_dsq_new(&it, dsq, 0);
 	while ((p = bpf_iter_scx_dsq_next(&it))) {
 		struct task_ctx *tctx = task_ctx(p);
 		s32 c = scx_bpf_task_cpu(p);
@@ -277,6 +298,23 @@ __attribute__((noinline)) int due_here(s32 cpu, u32 slot)
 	}
 	bpf_iter_scx_dsq_destroy(&it);
 	return here;
+}
+
+/*
+ * Over each queue of @slot in turn, @cpu's LLC's first: due_in() of any
+ * (its "more are queued" counts per queue).
+ */
+__attribute__((noinline)) int due_here(s32 cpu, u32 slot)
+{
+	u32 own = llcq_of(slot, cpu), nq = slot_nq(slot), k;
+
+	if (!vtime_ordered(slot))
+		return 1;
+	bpf_for(k, 0, nq) {
+		if (due_in(cpu, slot, dsq_at(slot, (own + k) % nq)))
+			return 1;
+	}
+	return 0;
 }
 
 /*
@@ -330,7 +368,7 @@ static u16 sticky_rival(s32 cpu, u16 rival, u64 *rvt)
 		if (s == rival)
 			return rival;
 		if (s >= CS_NR_SLOTS || (mode == CS_MODE_FILL && s == 0) ||
-		    *vtime_of(s) > *rvt + grace_ns || cs_nr_queued(s) <= 0 ||
+		    *vtime_of(s) > *rvt + grace_ns || !slot_waits(s) ||
 		    !core_can_run(cpu, s))
 			continue;
 		*rvt = *vtime_of(s);
@@ -345,14 +383,17 @@ static u16 sticky_rival(s32 cpu, u16 rival, u64 *rvt)
  * when the tick found no other cookie due on its core, no trusted
  * kthread, bound untagged task or local task waits, and no task of its
  * own cookie that may run here waits with a vtime more than a slice below
- * its own (among the first CS_PEEK_TASKS queued; past them, no renewal,
- * so a task bound here further back is not kept out). The dispatch at the
+ * its own (among the first CS_PEEK_TASKS of each of its queues; past them
+ * in its own LLC's queue, no renewal, so a task bound here further back
+ * is not kept out; another LLC's holds no task bound here, as enqueue
+ * goes by the task's CPU). The dispatch at the
  * slice's end would have kept the cookie and taken a task no more
  * deserving, at the cost of a dispatch, a re-queue and a context switch.
  * Example: four CPU-bound threads of A on a core, T1 running at vtime 12
  * ms, T3 waiting at 10 ms: T1 is renewed (12 <= 10 + 5) until it passes
- * 15 ms, then its slice ends and T3 runs. Inside a cookie, tasks stay
- * within about two slices of each other, as move_local_first() allows.
+ * 15 ms, then its slice ends and T3 runs. Inside a queue, tasks stay
+ * within about two slices of each other, as move_local_first() allows
+ * (across two LLCs' queues, about three).
  * A slice already 0 (ended, or zeroed by a sibling's preempting kick) is
  * never renewed, so no handover asked for is undone, and the claim and
  * cur of this CPU stay what they were: isolation is untouched.
@@ -366,31 +407,27 @@ static u16 sticky_rival(s32 cpu, u16 rival, u64 *rvt)
  */
 static void slice_renew(s32 cpu, struct task_struct *p, struct task_ctx *tctx)
 {
-	struct bpf_iter_scx_dsq it;
-	struct task_struct *q;
 	u16 slot = tctx->slot;
+	u32 own = llcq_of(slot, cpu), k;
 	bool keep = true;
-	int n = 0;
+	u64 vt;
 
 	if (!cs_renew_due(p->scx.slice, renew_below_ns) || slot >= CS_NR_SLOTS)
 		return;
 	if ((trust_kthreads && cs_nr_queued(DSQ_TRUST) > 0) ||
 	    pin_of(cpu)->nr > 0 || cs_nr_queued(SCX_DSQ_LOCAL) > 0)
 		keep = false;
-	if (keep) {
-		bpf_iter_scx_dsq_new(&it, dsq_of(slot), 0);
-		while ((q = bpf_iter_scx_dsq_next(&it))) {
-			/* Past the peek: one bound here may wait further. */
-			if (++n > CS_PEEK_TASKS) {
-				keep = false;
-				break;
-			}
-			if (!bpf_cpumask_test_cpu(cpu, q->cpus_ptr))
-				continue;
-			keep = p->scx.dsq_vtime <= q->scx.dsq_vtime + slice_ns;
+	/*
+	 * Past the peek in another LLC's queue counts as none: a task bound
+	 * here waits in this LLC's (enqueue goes by the task's CPU).
+	 */
+	bpf_for(k, 0, slot_nq(slot)) {
+		if (!keep)
 			break;
-		}
-		bpf_iter_scx_dsq_destroy(&it);
+		vt = queue_head_vt(cpu, dsq_at(slot, k));
+		if (vt == CS_HEAD_PAST && k != own)
+			vt = CS_HEAD_NONE;
+		keep = cs_renew_keeps(p->scx.dsq_vtime, vt, slice_ns);
 	}
 	if (!keep) {
 		p->scx.slice = cs_renew_refused(p->scx.slice, tctx->stretch);

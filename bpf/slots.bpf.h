@@ -460,9 +460,57 @@ static u16 foreign_slot(struct task_struct *p)
 	return task_cookie(p) ? CS_SLOT_EXCL : 0;
 }
 
-static u64 dsq_of(u16 slot)
+/*
+ * Per-LLC queues (cs_llc_queues): made at init for the LLCs known then
+ * (nr_llcs, from the loader), fixed while the scheduler runs.
+ */
+u32 nr_llcq = 1; /* queues of each real slot */
+u32 llcq_known = 1; /* LLCs known at init (cs_llc_queue) */
+
+/* Queues of @slot: one per LLC for a real slot, one otherwise. */
+static u32 slot_nq(u32 slot)
 {
-	return slot;
+	return slot < CS_NR_SLOTS ? nr_llcq : 1;
+}
+
+/* The queue of @slot that @cpu's LLC uses. */
+static u32 llcq_of(u32 slot, s32 cpu)
+{
+	if (slot_nq(slot) <= 1)
+		return 0;
+	return cs_llc_queue(llc_of(cpu), llcq_known, nr_llcq);
+}
+
+/* Queue @q of @slot. */
+static u64 dsq_at(u32 slot, u32 q)
+{
+	return cs_dsq_id(slot, q);
+}
+
+/* The queue of @slot on @cpu's LLC. */
+static u64 dsq_here(u32 slot, s32 cpu)
+{
+	return dsq_at(slot, llcq_of(slot, cpu));
+}
+
+/* Has @slot a task queued on one of its queues (more than one)? */
+__attribute__((noinline)) int slot_waits_any(u32 slot)
+{
+	u32 q;
+
+	bpf_for(q, 0, slot_nq(slot)) {
+		if (cs_nr_queued(dsq_at(slot, q)) > 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Has @slot a task queued? No call with one queue (one LLC). */
+static __always_inline bool slot_waits(u32 slot)
+{
+	if (slot_nq(slot) <= 1)
+		return cs_nr_queued(slot) > 0;
+	return slot_waits_any(slot);
 }
 
 /* Is @slot's queue ordered by vtime? (The trusted kthreads' is FIFO.) */

@@ -252,6 +252,89 @@ _Static_assert(CS_LIVE_WORDS <= CS_LIVE_TBL &&
 		       (CS_LIVE_TBL & (CS_LIVE_TBL - 1)) == 0,
 	       "slot bit sets: masked indexes reach every word");
 
+/*
+ * Queues per cookie. Each real slot (the untagged work's and the tagged
+ * cookies') has one queue per last-level cache, up to CS_LLC_QUEUES: a
+ * task is queued on the LLC of the CPU it waits on, and a CPU takes from
+ * its own LLC's queue unless another LLC's has waited a slice longer
+ * (claim.bpf.h). The overflow queue and the trusted kthreads' keep one.
+ * Queue q of slot s is the DSQ s + q * CS_DSQ_STRIDE (queue 0 is the DSQ
+ * s, as with a single LLC).
+ */
+#define CS_LLC_QUEUES 8
+#define CS_DSQ_STRIDE 0x10000
+
+_Static_assert(CS_SLOT_NONE < CS_DSQ_STRIDE,
+	       "every slot's first queue below the second queues");
+
+/* Queues per slot for @nr_llcs last-level caches known at load. */
+static inline __u32 cs_llc_queues(__u32 nr_llcs)
+{
+	if (nr_llcs < 1)
+		return 1;
+	return nr_llcs < CS_LLC_QUEUES ? nr_llcs : CS_LLC_QUEUES;
+}
+
+/*
+ * The queue of last-level cache @llc, of @nq queues made for the @known
+ * LLCs of the load: those spread in order over the queues, so that
+ * neighbours share one when there are more LLCs than queues (the LLCs of
+ * a socket are numbered together, sockets in turn); an LLC first seen
+ * later (a CPU online after the load) takes one modulo @nq. Example: 16
+ * LLCs on 2 sockets, 8 queues: LLCs 0 and 1 share queue 0, ..., 14 and 15
+ * queue 7, and no queue spans the two sockets.
+ */
+static inline __u32 cs_llc_queue(__u32 llc, __u32 known, __u32 nq)
+{
+	if (nq <= 1)
+		return 0;
+	if (llc < known)
+		return llc * nq / known;
+	return llc % nq;
+}
+
+/*
+ * The first task of a queue that may run on a CPU, by its vtime, among
+ * the first few looked at (claim.bpf.h, queue_head_vt), or: none queued
+ * may run there (CS_HEAD_NONE), or none of those looked at may and more
+ * are queued (CS_HEAD_PAST).
+ */
+#define CS_HEAD_NONE (~0ULL)
+#define CS_HEAD_PAST (~0ULL - 1)
+
+/*
+ * Does a CPU take from another LLC's queue of its cookie, whose first
+ * task for it is at @other, before its own LLC's, whose first is at
+ * @own? Yes when @other waited more than @slice longer (a lower vtime on
+ * the cookie's one clock), or its own has no task queued that may run
+ * there. Not when its own is past the peek (CS_HEAD_PAST): a task there
+ * further back may be its own, and the consume of its own queue finds it.
+ */
+static inline bool cs_llc_steal(__u64 own, __u64 other, __u64 slice)
+{
+	if (other >= CS_HEAD_PAST || own == CS_HEAD_PAST)
+		return false;
+	return own == CS_HEAD_NONE || (own > other && own - other > slice);
+}
+
+/*
+ * May a running task at vtime @vt keep its CPU past its slice (renewal),
+ * by a queue of its cookie whose first task for that CPU is at @head?
+ * Not past the peek (CS_HEAD_PAST: one bound there may wait further).
+ */
+static inline bool cs_renew_keeps(__u64 vt, __u64 head, __u64 slice)
+{
+	if (head == CS_HEAD_NONE)
+		return true;
+	return head != CS_HEAD_PAST && (vt <= head || vt - head <= slice);
+}
+
+/* The DSQ id of queue @q of slot @s. */
+static inline __u64 cs_dsq_id(__u32 s, __u32 q)
+{
+	return s + (__u64)q * CS_DSQ_STRIDE;
+}
+
 /* A slot that owns a core while claimed or run: a tagged cookie's. */
 static inline bool cs_tagged(__u32 s)
 {

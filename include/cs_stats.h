@@ -31,9 +31,11 @@ struct cs_cpu_stat {
 	__u64 cookie_rescues; /* tagged cookies queued past
 				 CS_COOKIE_MAX_WAIT_NS: their vtime lowered */
 	__u64 task_rescues; /* tasks queued past CS_TASK_MAX_WAIT_NS in a
-			       cookie that runs: moved to its queue's head */
+			       cookie that runs: moved to a queue's head */
 	__u64 migrations; /* runs of a task on another CPU than its last */
 	__u64 llc_migrations; /* of them, from another last-level cache */
+	__u64 llc_steals; /* tasks taken from another LLC's queue of their
+			     cookie (per-LLC queues: steal_queue) */
 	__u64 renewals; /* slices renewed at a tick (slice_renew) */
 	__u64 untagged_switches; /* of cookie_switches, those to or from
 				    work of no tagged slot (untagged,
@@ -51,8 +53,13 @@ struct cs_cpu_stat {
 	__u32 pend_slot;
 	__u32 fresh_pid; /* internal: the task of this CPU's last ops.runnable */
 	__u64 task_scan_at; /* internal: this CPU's last task guard look */
-	__u32 rescue; /* internal: 1 + the slot whose overdue task the next
-			 dispatch here re-queues (task guard), or 0 */
+	/*
+	 * internal: 1 + the slot whose overdue task the next dispatch here
+	 * re-queues (task guard), or 0, and in bits 16 and up the queue of
+	 * that slot it waits in
+	 */
+	__u32 rescue;
+	__u32 task_looks; /* internal: task guard looks (queue in turn) */
 } __attribute__((aligned(64)));
 
 struct cs_slot_stat {

@@ -38,7 +38,8 @@ void cs_interval_compute(const struct cs_topo *t, const struct cs_snapshot *a,
 			 const struct cs_snapshot *b, struct cs_interval *iv)
 {
 	double span = (double)(b->t_ns - a->t_ns), core_total = 0, fi_total = 0;
-	__u64 switches = 0, kicks = 0, migrations = 0, llc_migrations = 0;
+	__u64 switches = 0, kicks = 0, migrations = 0, llc_migrations = 0,
+	      llc_steals = 0;
 	__u64 renewals = 0, untagged_switches = 0, stalls = 0;
 	double stall_total = 0;
 	int cpu, core, s;
@@ -70,6 +71,7 @@ void cs_interval_compute(const struct cs_topo *t, const struct cs_snapshot *a,
 		iv->task_rescues += y->task_rescues - x->task_rescues;
 		migrations += y->migrations - x->migrations;
 		llc_migrations += y->llc_migrations - x->llc_migrations;
+		llc_steals += y->llc_steals - x->llc_steals;
 		renewals += y->renewals - x->renewals;
 		untagged_switches +=
 			y->untagged_switches - x->untagged_switches;
@@ -110,6 +112,7 @@ void cs_interval_compute(const struct cs_topo *t, const struct cs_snapshot *a,
 		iv->kicks_per_s = (double)kicks / iv->secs;
 		iv->migrations_per_s = (double)migrations / iv->secs;
 		iv->llc_migrations_per_s = (double)llc_migrations / iv->secs;
+		iv->llc_steals_per_s = (double)llc_steals / iv->secs;
 		iv->renewals_per_s = (double)renewals / iv->secs;
 		iv->untagged_switches_per_s =
 			(double)untagged_switches / iv->secs;
@@ -153,7 +156,7 @@ static void print_text(FILE *f, const struct cs_topo *t,
 		fprintf(f, ") %.1f%%", iv->core_forced_idle_pct[core]);
 	}
 	fprintf(f,
-		"\ncookie switches %.0f/s (to or from untagged work %.0f/s)  sibling kicks %.0f/s  worst wait %.2f ms  transit retries %llu  unclaimed runs %llu  slots full %llu  untagged rescues %llu  cookie rescues %llu  task rescues %llu\nmigrations %.0f/s (across last-level caches %.0f/s)  slices renewed %.0f/s  stalls %.0f/s (%.1f%% of CPU time)\n",
+		"\ncookie switches %.0f/s (to or from untagged work %.0f/s)  sibling kicks %.0f/s  worst wait %.2f ms  transit retries %llu  unclaimed runs %llu  slots full %llu  untagged rescues %llu  cookie rescues %llu  task rescues %llu\nmigrations %.0f/s (across last-level caches %.0f/s)  taken from another LLC's queue %.0f/s  slices renewed %.0f/s  stalls %.0f/s (%.1f%% of CPU time)\n",
 		iv->switches_per_s, iv->untagged_switches_per_s,
 		iv->kicks_per_s, iv->max_wait_ms,
 		(unsigned long long)iv->transit_retries,
@@ -162,8 +165,8 @@ static void print_text(FILE *f, const struct cs_topo *t,
 		(unsigned long long)iv->untagged_rescues,
 		(unsigned long long)iv->cookie_rescues,
 		(unsigned long long)iv->task_rescues, iv->migrations_per_s,
-		iv->llc_migrations_per_s, iv->renewals_per_s, iv->stalls_per_s,
-		iv->stalled_pct);
+		iv->llc_migrations_per_s, iv->llc_steals_per_s,
+		iv->renewals_per_s, iv->stalls_per_s, iv->stalled_pct);
 	for (s = 0; s < CS_NR_SLOTS; s++) {
 		if (!iv->active[s])
 			continue;
@@ -221,6 +224,7 @@ static void print_json(FILE *f, const struct cs_topo *t,
 	cs_json_u64(&j, "task_rescues", iv->task_rescues);
 	cs_json_dbl(&j, "migrations_per_s", iv->migrations_per_s, 1);
 	cs_json_dbl(&j, "llc_migrations_per_s", iv->llc_migrations_per_s, 1);
+	cs_json_dbl(&j, "llc_steals_per_s", iv->llc_steals_per_s, 1);
 	cs_json_dbl(&j, "renewals_per_s", iv->renewals_per_s, 1);
 	cs_json_dbl(&j, "untagged_switches_per_s", iv->untagged_switches_per_s,
 		    1);
@@ -308,6 +312,9 @@ void cs_interval_print_prom(FILE *f, const struct cs_topo *t,
 	prom_gauge(f, "task_rescues", "Times a task waited queued past the guard (1 s) while its cookie ran, and was moved to the head of its queue, in the interval.", (double)iv->task_rescues, 0);
 	prom_gauge(f, "migrations_per_second", "Runs of a task on another CPU than the one it last ran on, per second in the interval.", iv->migrations_per_s, 1);
 	prom_gauge(f, "llc_migrations_per_second", "Of those, runs on another last-level cache, per second in the interval.", iv->llc_migrations_per_s, 1);
+	prom_gauge(f, "llc_steals_per_second",
+		   "Tasks a CPU took from another last-level cache's queue of their cookie (its own had none for it, or none that had waited as long), per second in the interval.",
+		   iv->llc_steals_per_s, 1);
 	prom_gauge(f, "renewals_per_second", "Slices renewed at a tick (no other cookie due, no task of the cookie more deserving), per second in the interval.", iv->renewals_per_s, 1);
 	prom_gauge(f, "untagged_switches_per_second", "Of the cookie switches, those to or from untagged work (or trusted kernel threads, or cookies beyond the slots), per second in the interval.", iv->untagged_switches_per_s, 1);
 	prom_gauge(f, "stalls_per_second",

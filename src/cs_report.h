@@ -35,6 +35,7 @@ struct cs_interval {
 	__u64 slot_full; /* slot requests refused, all slots held */
 	/* runs on another CPU than the task's last; of them, another LLC */
 	double migrations_per_s, llc_migrations_per_s;
+	double llc_steals_per_s; /* tasks taken from another LLC's queue */
 	double renewals_per_s; /* slices renewed at a tick */
 	double untagged_switches_per_s; /* of switches_per_s, untagged ones */
 	double stalls_per_s; /* ticks that found a stall (cs_stall_lost) */

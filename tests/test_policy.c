@@ -417,6 +417,97 @@ static bool test_policy_compat_excl(void)
 	return true;
 }
 
+/*
+ * Per-LLC queues: the count is capped at CS_LLC_QUEUES, the LLCs of the
+ * load spread in order (so neighbours share, never two sockets when each
+ * socket has as many LLCs), every queue used, and every (slot, queue)
+ * has a DSQ id of its own.
+ */
+static bool test_policy_llc_queues(void)
+{
+	__u32 known, llc, q, nq, last;
+	__u32 slots[] = { 0, 1, CS_MAX_TAGGED, CS_SLOT_EXCL, CS_SLOT_TRUST };
+	unsigned int i, j, k, l;
+
+	CHECK_EQ(cs_llc_queues(0), 1);
+	CHECK_EQ(cs_llc_queues(1), 1);
+	CHECK_EQ(cs_llc_queues(2), 2);
+	CHECK_EQ(cs_llc_queues(CS_LLC_QUEUES), CS_LLC_QUEUES);
+	CHECK_EQ(cs_llc_queues(CS_LLC_QUEUES + 1), CS_LLC_QUEUES);
+	CHECK_EQ(cs_llc_queues(512), CS_LLC_QUEUES);
+	for (known = 1; known <= 512; known++) {
+		bool used[CS_LLC_QUEUES] = { false };
+
+		nq = cs_llc_queues(known);
+		last = 0;
+		for (llc = 0; llc < known; llc++) {
+			q = cs_llc_queue(llc, known, nq);
+			CHECK(q < nq && q >= last,
+			      "known %u llc %u: queue %u of %u after %u", known,
+			      llc, q, nq, last);
+			used[q] = true;
+			last = q;
+		}
+		for (q = 0; q < nq; q++)
+			CHECK(used[q], "known %u: queue %u unused", known, q);
+		for (llc = known; llc < known + 40; llc++)
+			CHECK(cs_llc_queue(llc, known, nq) < nq,
+			      "late llc %u of %u", llc, known);
+	}
+	/* 2 sockets x 8 LLCs: no queue holds LLCs of both. */
+	for (llc = 0; llc < 16; llc++)
+		CHECK((cs_llc_queue(llc, 16, 8) < 4) == (llc < 8),
+		      "llc %u in queue %u", llc, cs_llc_queue(llc, 16, 8));
+	for (i = 0; i < sizeof(slots) / sizeof(slots[0]); i++)
+		for (k = 0; k < CS_LLC_QUEUES; k++) {
+			__u64 id = cs_dsq_id(slots[i], k);
+
+			CHECK(!(id >> 63), "slot %u queue %u: builtin id",
+			      slots[i], k);
+			for (j = 0; j < sizeof(slots) / sizeof(slots[0]); j++)
+				for (l = 0; l < CS_LLC_QUEUES; l++)
+					CHECK((i == j && k == l) ||
+						      id != cs_dsq_id(slots[j],
+								      l),
+					      "slot %u q %u = slot %u q %u",
+					      slots[i], k, slots[j], l);
+		}
+	CHECK_EQ(cs_dsq_id(7, 0), 7);
+	return true;
+}
+
+/*
+ * The steal rule between two LLC queues of a cookie, and renewal by a
+ * queue's head: a 5 ms slice, our first task at 20 ms.
+ */
+static bool test_policy_llc_steal(void)
+{
+	const __u64 slice = 5 * 1000 * 1000, ms = 1000 * 1000;
+
+	/* The example in claim.bpf.h (steal_queue). */
+	CHECK(cs_llc_steal(CS_HEAD_NONE, 12 * ms, slice), "ours empty");
+	CHECK(cs_llc_steal(20 * ms, 12 * ms, slice), "8 ms older");
+	CHECK(!cs_llc_steal(20 * ms, 16 * ms, slice), "4 ms older");
+	CHECK(!cs_llc_steal(20 * ms, 15 * ms, slice), "a slice older");
+	CHECK(cs_llc_steal(20 * ms, 15 * ms - 1, slice), "past a slice");
+	CHECK(!cs_llc_steal(20 * ms, 30 * ms, slice), "younger");
+	/* Ours past the peek: its consume first; theirs unknown: never. */
+	CHECK(!cs_llc_steal(CS_HEAD_PAST, 12 * ms, slice), "ours past peek");
+	CHECK(!cs_llc_steal(20 * ms, CS_HEAD_PAST, slice), "theirs past");
+	CHECK(!cs_llc_steal(CS_HEAD_NONE, CS_HEAD_NONE, slice), "both none");
+	CHECK(!cs_llc_steal(CS_HEAD_PAST, CS_HEAD_NONE, slice), "none");
+	/* No overflow near the top of the clock. */
+	CHECK(!cs_llc_steal(CS_HEAD_PAST - 1, CS_HEAD_PAST - 2, slice),
+	      "high vtimes");
+
+	CHECK(cs_renew_keeps(20 * ms, CS_HEAD_NONE, slice), "none waits");
+	CHECK(!cs_renew_keeps(20 * ms, CS_HEAD_PAST, slice), "past peek");
+	CHECK(cs_renew_keeps(20 * ms, 15 * ms, slice), "a slice behind");
+	CHECK(!cs_renew_keeps(20 * ms, 15 * ms - 1, slice), "past a slice");
+	CHECK(cs_renew_keeps(12 * ms, 10 * ms, slice), "renewal example");
+	return true;
+}
+
 static bool test_policy_compat_symmetric(void)
 {
 	int a, b, m;
@@ -2122,6 +2213,8 @@ int main(void)
 	RUN(policy_compat_trust);
 	RUN(policy_compat_excl);
 	RUN(policy_compat_symmetric);
+	RUN(policy_llc_queues);
+	RUN(policy_llc_steal);
 	RUN(policy_claim_idle_core);
 	RUN(policy_claim_same_slot);
 	RUN(policy_claim_stable);

@@ -73,6 +73,10 @@ static void interval_2x2(struct cs_topo *t, struct cs_snapshot *a,
 	b->cpu[0].migrations = 17;
 	b->cpu[3].migrations = 3;
 	b->cpu[3].llc_migrations = 2;
+	/* 3 + 1 of them from another LLC's queue. */
+	a->cpu[2].llc_steals = 4;
+	b->cpu[2].llc_steals = 7;
+	b->cpu[3].llc_steals = 1;
 	/*
 	 * Stalls in the 1 s: 3 + 2, losing 40 + 60 ms of the 4 CPUs' 4 s
 	 * (2.50 %).
@@ -225,6 +229,7 @@ static bool test_prom_figures(void)
 		"\nscx_coresched_task_rescues 11\n",
 		"\nscx_coresched_migrations_per_second 10.0\n",
 		"\nscx_coresched_llc_migrations_per_second 2.0\n",
+		"\nscx_coresched_llc_steals_per_second 4.0\n",
 		"\nscx_coresched_renewals_per_second 5.0\n",
 		"\nscx_coresched_cookie_switches_per_second 12.0\n",
 		"\nscx_coresched_untagged_switches_per_second 5.0\n",
@@ -271,6 +276,7 @@ static bool test_json_counters(void)
 	CHECK(strstr(out, "\"migrations_per_s\":10.0,"), "migrations: %s", out);
 	CHECK(strstr(out, "\"llc_migrations_per_s\":2.0"), "llc_migrations: %s",
 	      out);
+	CHECK(strstr(out, "\"llc_steals_per_s\":4.0"), "llc_steals: %s", out);
 	CHECK(strstr(out, "\"renewals_per_s\":5.0"), "renewals: %s", out);
 	CHECK(strstr(out, "\"cookie_switches_per_s\":12.0,"), "switches: %s",
 	      out);

@@ -12,7 +12,9 @@
 #     LLCs. Placement and the move prefer the task's own LLC, so a task
 #     changes socket only when its own has no CPU for it; without that
 #     preference, 55-57 % crossed here (4 of the 7 other vCPUs are on the
-#     other socket), with it 25-32 % (five runs).
+#     other socket), with it 25-32 % (five runs). And that CPUs took
+#     tasks from the other LLC's queue of the tenant (llc_steals_per_s > 0:
+#     each LLC has its queue, and the queues are balanced).
 #   LOC_LOAD=two: two tagged tenants at 70 % and untagged work, so cores
 #     change cookies: the cross-LLC share is printed, not asserted (it
 #     follows the cookie switches: a core that takes a cookie takes its
@@ -66,12 +68,13 @@ end=$(wc -l <"$TMP/sched.out")
 end_observer "$TMP/obs"
 # The intervals that began within the measured seconds (the first one,
 # partly before, is left out): their mean rates, the share from the sums.
-read -r n mig llc pct < <(sed -n "$((skip + 2)),${end}p" "$TMP/sched.out" |
-	sed -n 's/.*"migrations_per_s":\([0-9.]*\),"llc_migrations_per_s":\([0-9.]*\).*/\1 \2/p' |
-	awk '{ m += $1; l += $2; n++ }
-	END { printf "%d %.0f %.0f %.1f\n", n, (n ? m / n : 0), (n ? l / n : 0), (m > 0 ? 100 * l / m : 0) }')
+read -r n mig llc pct steal < <(sed -n "$((skip + 2)),${end}p" "$TMP/sched.out" |
+	sed -n 's/.*"migrations_per_s":\([0-9.]*\),"llc_migrations_per_s":\([0-9.]*\),"llc_steals_per_s":\([0-9.]*\).*/\1 \2 \3/p' |
+	awk '{ m += $1; l += $2; s += $3; n++ }
+	END { printf "%d %.0f %.0f %.1f %.1f\n", n, (n ? m / n : 0), (n ? l / n : 0), (m > 0 ? 100 * l / m : 0), (n ? s / n : 0) }')
 info "scx_coresched $topo, load $load${SCX_EXTRA:+ $SCX_EXTRA}: context switches $(((c1 - c0) / secs))/s," \
-	"migrations ${mig}/s, across LLCs ${llc}/s (${pct} % of migrations), over $n intervals;" \
+	"migrations ${mig}/s, across LLCs ${llc}/s (${pct} % of migrations)," \
+	"taken from the other LLC's queue ${steal}/s, over $n intervals;" \
 	"observer: overlap_ns=$OBS_OV switches=$OBS_SW"
 if [ "$OBS_RC" = 0 ] && [ "$OBS_OV" = 0 ] && [ "${OBS_SW:-0}" -gt 0 ]; then
 	pass "${name}_isolation"
@@ -90,6 +93,14 @@ if [ "$load" = one ]; then
 		pass "$name"
 	else
 		fail "$name" "$pct % of $mig migrations/s ($llc/s) crossed LLCs (at most $LOC_MAX_PCT %, more than 0), over $n intervals"
+	fi
+	# Each LLC has its queue of the tenant, and a CPU whose own queue
+	# has nothing for it takes from the other's (steal_queue): with a
+	# single queue, or no balancing between them, this stays 0.
+	if [ "$n" -gt 0 ] && awk -v s="$steal" 'BEGIN { exit !(s > 0) }'; then
+		pass "${name}_llc_queues"
+	else
+		fail "${name}_llc_queues" "no task taken from the other LLC's queue ($steal/s over $n intervals)"
 	fi
 fi
 if [ "$(scx_state)" = enabled ]; then
