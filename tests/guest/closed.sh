@@ -113,6 +113,11 @@ if start_sched --fail-mode closed; then
 	echo -1 >/proc/sys/kernel/sched_rt_runtime_us
 	chrt -f 10 taskset -c 1 sh -c 'while :; do :; done' &
 	fifo=$!
+	# Running as the FIFO spinner on CPU 1 before the stop: in one run
+	# of 'make test' a fixed second was not enough (the drain found CPU
+	# 1 idle).
+	fifo_on_cpu1() { [ "$(ps -o cls=,psr=,comm= -p $fifo | awk '{ print $1, $2, $3 }')" = "FF 1 sh" ]; }
+	poll 20 fifo_on_cpu1 || info "drain timeout: the spinner is not yet FIFO on CPU 1: $(ps -o cls=,psr=,comm= -p $fifo)"
 	nap 1
 	kill -INT $SCHED_PID
 	poll 30 file_has "$TMP/sched.err" "after being drained"
