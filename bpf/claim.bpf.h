@@ -173,7 +173,7 @@ static bool prev_kept(struct task_struct *prev, u16 slot)
  * first, from wherever it waits: guard.bpf.h.)
  * With more than one last-level cache (sockets), each cookie has a queue
  * per LLC (up to CS_LLC_QUEUES; cs_llc_queue()), a task waits in the
- * queue of the CPU it was placed on, and a CPU takes from its own LLC's
+ * queue of the LLC of the CPU it was placed on, and a CPU takes from its own LLC's
  * queue unless another's waited a slice longer or its own has nothing
  * for it (steal_queue(); after its own, any other: move_from_others()). Where
  * LLCs share a queue (more of them than queues, or one first seen after
@@ -191,9 +191,9 @@ static bool cpu_active_now(s32 cpu); /* place.bpf.h */
 
 /*
  * The vtime of the first task of queue @dsq that may run on @cpu, among
- * its first CS_PEEK_TASKS: CS_HEAD_NONE if no queued task may,
- * CS_HEAD_PAST if none of the first CS_PEEK_TASKS may and more are
- * queued.
+ * its first CS_PEEK_TASKS: CS_HEAD_NONE if no queued task may, and if
+ * none of the first CS_PEEK_TASKS may and more are queued, CS_HEAD_PAST
+ * with the vtime of the last of them (cs_head_vt).
  */
 __attribute__((noinline)) u64 queue_head_vt(s32 cpu, u64 dsq)
 {
@@ -211,7 +211,8 @@ __attribute__((noinline)) u64 queue_head_vt(s32 cpu, u64 dsq)
 		if (!p)
 			break;
 		if (n == CS_PEEK_TASKS) {
-			vt = CS_HEAD_PAST;
+			/* This one's vtime: the first that may run is later. */
+			vt = CS_HEAD_PAST | (p->scx.dsq_vtime & ~CS_HEAD_PAST);
 			break;
 		}
 		if (bpf_cpumask_test_cpu(cpu, p->cpus_ptr)) {
@@ -230,7 +231,10 @@ __attribute__((noinline)) u64 queue_head_vt(s32 cpu, u64 dsq)
  * than a slice longer (a lower vtime, on the cookie's one clock) than the
  * first of our own, or our own has none for this CPU (cs_llc_steal; not
  * when none of our own's first CS_PEEK_TASKS may run here but more are
- * queued: its consume looks further first): a task stays on
+ * queued: its consume looks further first; another queue in that case
+ * counts by the vtime of the first task past the peek, a lower bound, so
+ * a task there behind tasks bound elsewhere is not passed over for ever):
+ * a task stays on
  * its socket unless another socket's CPU of its cookie is free first, and
  * a busy socket's backlog is shared with a less busy one once it is a
  * slice deep. Example, 2 sockets, cookie A: CPU 4 (socket 1) finds A's
@@ -241,14 +245,15 @@ __attribute__((noinline)) u64 queue_head_vt(s32 cpu, u64 dsq)
 __attribute__((noinline)) int steal_queue(s32 cpu, u32 slot)
 {
 	u32 own = llcq_of(slot, cpu), q;
-	u64 best = CS_HEAD_PAST, vt;
+	u64 best = CS_HEAD_NONE, vt;
 	int from = -1;
 
 	bpf_for(q, 0, slot_nq(slot)) {
 		if (q == own)
 			continue;
 		vt = queue_head_vt(cpu, dsq_at(slot, q));
-		if (vt < best) {
+		if (vt != CS_HEAD_NONE &&
+		    (from < 0 || cs_head_vt(vt) < cs_head_vt(best))) {
 			best = vt;
 			from = q;
 		}
@@ -583,6 +588,8 @@ static int drain_move_from(s32 cpu, u16 slot, u64 dsq)
 	struct task_struct *p;
 	int moved = 0;
 
+	if (cs_nr_queued(dsq) <= 0)
+		return 0;
 	bpf_iter_scx_dsq_new(&it, dsq, 0);
 	while ((p = bpf_iter_scx_dsq_next(&it))) {
 		if (!bound_kthread(p, cpu))

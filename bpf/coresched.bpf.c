@@ -9,8 +9,9 @@
  * tagging programs (tagging.bpf.c, cookie.bpf.h).
  *
  * 1. Queues. Each live cookie owns a slot (see tags.bpf.h) and a vtime-
- *    ordered DSQ with the slot's number, one per last-level cache with
- *    more than one (cs_llc_queues, claim.bpf.h). Tasks are only ever
+ *    ordered DSQ with the slot's number, or with more than one last-level
+ *    cache one per LLC (cs_llc_queues in include/cs_policy.h, the rules in
+ *    claim.bpf.h; the first has the slot's number). Tasks are only ever
  *    inserted into these DSQs, never into a local or the global DSQ, so
  *    the only way a task reaches a CPU is ops.dispatch() moving it there,
  *    which is where the core-wide decision is made.

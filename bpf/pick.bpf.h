@@ -385,7 +385,7 @@ static u16 sticky_rival(s32 cpu, u16 rival, u64 *rvt)
  * own cookie that may run here waits with a vtime more than a slice below
  * its own (among the first CS_PEEK_TASKS of each of its queues; past them
  * in its own LLC's queue, no renewal, so a task bound here further back
- * is not kept out; another LLC's holds no task bound here, as enqueue
+ * is not kept out; another LLC's normally holds no task bound here, as enqueue
  * goes by the task's CPU). The dispatch at the
  * slice's end would have kept the cookie and taken a task no more
  * deserving, at the cost of a dispatch, a re-queue and a context switch.
@@ -425,7 +425,7 @@ static void slice_renew(s32 cpu, struct task_struct *p, struct task_ctx *tctx)
 		if (!keep)
 			break;
 		vt = queue_head_vt(cpu, dsq_at(slot, k));
-		if (vt == CS_HEAD_PAST && k != own)
+		if (cs_head_past(vt) && k != own)
 			vt = CS_HEAD_NONE;
 		keep = cs_renew_keeps(p->scx.dsq_vtime, vt, slice_ns);
 	}

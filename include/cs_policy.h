@@ -266,6 +266,9 @@ _Static_assert(CS_LIVE_WORDS <= CS_LIVE_TBL &&
 
 _Static_assert(CS_SLOT_NONE < CS_DSQ_STRIDE,
 	       "every slot's first queue below the second queues");
+_Static_assert(
+	CS_SLOT_EXCL + 1 <= 0xffff && CS_LLC_QUEUES <= 0xffff,
+	"the task guard's note packs 1 + slot and a queue in 16 bits each");
 
 /* Queues per slot for @nr_llcs last-level caches known at load. */
 static inline __u32 cs_llc_queues(__u32 nr_llcs)
@@ -297,36 +300,57 @@ static inline __u32 cs_llc_queue(__u32 llc, __u32 known, __u32 nq)
  * The first task of a queue that may run on a CPU, by its vtime, among
  * the first few looked at (claim.bpf.h, queue_head_vt), or: none queued
  * may run there (CS_HEAD_NONE), or none of those looked at may and more
- * are queued (CS_HEAD_PAST).
+ * are queued: CS_HEAD_PAST with the vtime of the last one looked at, a
+ * lower bound on that of the first that may (a queue is in vtime order).
+ * Task vtimes stay far below the flag, bit 63: from CS_VTIME_BASE, a
+ * weight-1 task gains 100 ns a ns run, 2^63 in 2.9 years of run time.
  */
 #define CS_HEAD_NONE (~0ULL)
-#define CS_HEAD_PAST (~0ULL - 1)
+#define CS_HEAD_PAST (1ULL << 63)
+
+static inline bool cs_head_past(__u64 h)
+{
+	return h != CS_HEAD_NONE && (h & CS_HEAD_PAST);
+}
+
+/* A head's vtime, or for one past the peek its lower bound. */
+static inline __u64 cs_head_vt(__u64 h)
+{
+	return h == CS_HEAD_NONE ? h : h & ~CS_HEAD_PAST;
+}
 
 /*
  * Does a CPU take from another LLC's queue of its cookie, whose first
  * task for it is at @other, before its own LLC's, whose first is at
  * @own? Yes when @other waited more than @slice longer (a lower vtime on
  * the cookie's one clock), or its own has no task queued that may run
- * there. Not when its own is past the peek (CS_HEAD_PAST): a task there
- * further back may be its own, and the consume of its own queue finds it.
+ * there. Another queue past the peek counts by its lower bound: taken
+ * from once our own first task is a slice above that, so a task of ours
+ * queued there behind tasks bound elsewhere is reached as the cookie's
+ * clock moves on (the consume takes the first one that may run here,
+ * which may be later than our own first by the bound's slack). Not when
+ * our own is past the peek: a task of ours further back there may be
+ * earlier, and the consume of our own queue finds it.
  */
 static inline bool cs_llc_steal(__u64 own, __u64 other, __u64 slice)
 {
-	if (other >= CS_HEAD_PAST || own == CS_HEAD_PAST)
+	__u64 ov = cs_head_vt(other);
+
+	if (other == CS_HEAD_NONE || cs_head_past(own))
 		return false;
-	return own == CS_HEAD_NONE || (own > other && own - other > slice);
+	return own == CS_HEAD_NONE || (own > ov && own - ov > slice);
 }
 
 /*
  * May a running task at vtime @vt keep its CPU past its slice (renewal),
  * by a queue of its cookie whose first task for that CPU is at @head?
- * Not past the peek (CS_HEAD_PAST: one bound there may wait further).
+ * Not past the peek (one bound there may wait further).
  */
 static inline bool cs_renew_keeps(__u64 vt, __u64 head, __u64 slice)
 {
 	if (head == CS_HEAD_NONE)
 		return true;
-	return head != CS_HEAD_PAST && (vt <= head || vt - head <= slice);
+	return !cs_head_past(head) && (vt <= head || vt - head <= slice);
 }
 
 /* The DSQ id of queue @q of slot @s. */

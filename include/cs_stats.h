@@ -35,7 +35,7 @@ struct cs_cpu_stat {
 	__u64 migrations; /* runs of a task on another CPU than its last */
 	__u64 llc_migrations; /* of them, from another last-level cache */
 	__u64 llc_steals; /* tasks taken from another LLC's queue of their
-			     cookie (per-LLC queues: steal_queue) */
+			     cookie (steal_queue, move_from_others) */
 	__u64 renewals; /* slices renewed at a tick (slice_renew) */
 	__u64 untagged_switches; /* of cookie_switches, those to or from
 				    work of no tagged slot (untagged,

@@ -309,7 +309,9 @@ void cs_interval_print_prom(FILE *f, const struct cs_topo *t,
 	prom_gauge(f, "slot_full", "Slot requests refused because every slot was held (the task runs alone on its core), in the interval.", (double)iv->slot_full, 0);
 	prom_gauge(f, "untagged_rescues", "Times untagged work waited queued past the guard (1 s) and had its vtime lowered, in the interval.", (double)iv->untagged_rescues, 0);
 	prom_gauge(f, "cookie_rescues", "Times a tagged cookie waited queued past the guard (1 s) and had its vtime lowered, in the interval.", (double)iv->cookie_rescues, 0);
-	prom_gauge(f, "task_rescues", "Times a task waited queued past the guard (1 s) while its cookie ran, and was moved to the head of its queue, in the interval.", (double)iv->task_rescues, 0);
+	prom_gauge(f, "task_rescues",
+		   "Times a task waited queued past the guard (1 s) while its cookie ran, and was moved to the head of a queue of its cookie, in the interval.",
+		   (double)iv->task_rescues, 0);
 	prom_gauge(f, "migrations_per_second", "Runs of a task on another CPU than the one it last ran on, per second in the interval.", iv->migrations_per_s, 1);
 	prom_gauge(f, "llc_migrations_per_second", "Of those, runs on another last-level cache, per second in the interval.", iv->llc_migrations_per_s, 1);
 	prom_gauge(f, "llc_steals_per_second",

@@ -74,8 +74,9 @@ struct cs_topo {
 	 */
 	int core_key[CS_MAX_CPUS];
 	/*
-	 * Last-level caches: a dense index per known CPU (-1: unknown), in
-	 * the order they were read or placed; @nr_llcs of them.
+	 * Last-level caches: a dense index per known CPU (-1: unknown),
+	 * socket by socket as read (cs_topo_scan), then in the order placed
+	 * (CPUs online later); @nr_llcs of them.
 	 */
 	int nr_llcs;
 	int cpu_llc[CS_MAX_CPUS];

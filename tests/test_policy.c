@@ -419,9 +419,10 @@ static bool test_policy_compat_excl(void)
 
 /*
  * Per-LLC queues: the count is capped at CS_LLC_QUEUES, the LLCs of the
- * load spread in order (so neighbours share, never two sockets when each
- * socket has as many LLCs), every queue used, and every (slot, queue)
- * has a DSQ id of its own.
+ * load spread in order (so neighbours share; no queue holds LLCs of two
+ * sockets when the socket count divides 8 and each socket has as many
+ * LLCs, checked on 2 x 8 below), every queue used, and every (slot,
+ * queue) has a DSQ id of its own.
  */
 static bool test_policy_llc_queues(void)
 {
@@ -491,17 +492,30 @@ static bool test_policy_llc_steal(void)
 	CHECK(!cs_llc_steal(20 * ms, 15 * ms, slice), "a slice older");
 	CHECK(cs_llc_steal(20 * ms, 15 * ms - 1, slice), "past a slice");
 	CHECK(!cs_llc_steal(20 * ms, 30 * ms, slice), "younger");
-	/* Ours past the peek: its consume first; theirs unknown: never. */
-	CHECK(!cs_llc_steal(CS_HEAD_PAST, 12 * ms, slice), "ours past peek");
-	CHECK(!cs_llc_steal(20 * ms, CS_HEAD_PAST, slice), "theirs past");
+	/* Ours past the peek: its consume first, whatever theirs. */
+	CHECK(!cs_llc_steal(CS_HEAD_PAST | 30 * ms, 12 * ms, slice),
+	      "ours past peek");
+	CHECK(!cs_llc_steal(CS_HEAD_PAST | 30 * ms, CS_HEAD_PAST | 12 * ms,
+			    slice),
+	      "both past peek");
+	/* Theirs past the peek: by its bound, so never passed for ever. */
+	CHECK(cs_llc_steal(20 * ms, CS_HEAD_PAST | 12 * ms, slice),
+	      "theirs past, bound 8 ms older");
+	CHECK(!cs_llc_steal(20 * ms, CS_HEAD_PAST | 16 * ms, slice),
+	      "theirs past, bound 4 ms older");
+	CHECK(cs_llc_steal(CS_HEAD_NONE, CS_HEAD_PAST | 30 * ms, slice),
+	      "ours none, theirs past");
 	CHECK(!cs_llc_steal(CS_HEAD_NONE, CS_HEAD_NONE, slice), "both none");
-	CHECK(!cs_llc_steal(CS_HEAD_PAST, CS_HEAD_NONE, slice), "none");
-	/* No overflow near the top of the clock. */
-	CHECK(!cs_llc_steal(CS_HEAD_PAST - 1, CS_HEAD_PAST - 2, slice),
-	      "high vtimes");
+	CHECK(!cs_llc_steal(20 * ms, CS_HEAD_NONE, slice), "theirs none");
+	CHECK(cs_head_past(CS_HEAD_PAST | 0) && !cs_head_past(CS_HEAD_NONE) &&
+		      !cs_head_past(12 * ms),
+	      "past flag");
+	CHECK_EQ(cs_head_vt(CS_HEAD_PAST | 12 * ms), 12 * ms);
+	CHECK_EQ(cs_head_vt(CS_HEAD_NONE), CS_HEAD_NONE);
 
 	CHECK(cs_renew_keeps(20 * ms, CS_HEAD_NONE, slice), "none waits");
-	CHECK(!cs_renew_keeps(20 * ms, CS_HEAD_PAST, slice), "past peek");
+	CHECK(!cs_renew_keeps(20 * ms, CS_HEAD_PAST | 30 * ms, slice),
+	      "past peek");
 	CHECK(cs_renew_keeps(20 * ms, 15 * ms, slice), "a slice behind");
 	CHECK(!cs_renew_keeps(20 * ms, 15 * ms - 1, slice), "past a slice");
 	CHECK(cs_renew_keeps(12 * ms, 10 * ms, slice), "renewal example");

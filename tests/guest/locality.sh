@@ -14,7 +14,8 @@
 #     preference, 55-57 % crossed here (4 of the 7 other vCPUs are on the
 #     other socket), with it 25-32 % (five runs). And that CPUs took
 #     tasks from the other LLC's queue of the tenant (llc_steals_per_s > 0:
-#     each LLC has its queue, and the queues are balanced).
+#     each LLC has its queue, and a CPU takes from the other's when its
+#     own has nothing for it or waited a slice less; both are counted).
 #   LOC_LOAD=two: two tagged tenants at 70 % and untagged work, so cores
 #     change cookies: the cross-LLC share is printed, not asserted (it
 #     follows the cookie switches: a core that takes a cookie takes its
@@ -95,8 +96,9 @@ if [ "$load" = one ]; then
 		fail "$name" "$pct % of $mig migrations/s ($llc/s) crossed LLCs (at most $LOC_MAX_PCT %, more than 0), over $n intervals"
 	fi
 	# Each LLC has its queue of the tenant, and a CPU whose own queue
-	# has nothing for it takes from the other's (steal_queue): with a
-	# single queue, or no balancing between them, this stays 0.
+	# has nothing for it takes from the other's (steal_queue or, last,
+	# move_from_others: one count): with a single queue, or no take
+	# between them, this stays 0.
 	if [ "$n" -gt 0 ] && awk -v s="$steal" 'BEGIN { exit !(s > 0) }'; then
 		pass "${name}_llc_queues"
 	else
