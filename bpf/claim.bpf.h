@@ -164,7 +164,8 @@ static bool prev_kept(struct task_struct *prev, u16 slot)
  * otherwise (consume's choice): the order inside a queue bends by at
  * most a slice (across two LLCs' queues by up to two: the steal below
  * waits for a slice, and the local pick may bend one more), and the
- * cookie's own vtime, which decides between cookies, is charged the same. Example, a 5 ms slice: T1 and T3 of A were
+ * cookie's own vtime, which decides between cookies, is charged the
+ * same. Example, a 5 ms slice: T1 and T3 of A were
  * queued on CPU 0, T2 and T4 on CPU 1; CPU 0's slice of T1 ends with T2
  * (vtime 10 ms) at the head, then T3 (12 ms): CPU 0 takes T3, and the two
  * pairs keep their CPUs, as per-CPU runqueues would. Only which task of
@@ -173,10 +174,10 @@ static bool prev_kept(struct task_struct *prev, u16 slot)
  * first, from wherever it waits: guard.bpf.h.)
  * With more than one last-level cache (sockets), each cookie has a queue
  * per LLC (up to CS_LLC_QUEUES; cs_llc_queue()), a task waits in the
- * queue of the LLC of the CPU it was placed on, and a CPU takes from its own LLC's
- * queue unless another's waited a slice longer or its own has nothing
- * for it (steal_queue(); after its own, any other: move_from_others()). Where
- * LLCs share a queue (more of them than queues, or one first seen after
+ * queue of the LLC of the CPU it was placed on, and a CPU takes from its
+ * own LLC's queue unless another's waited a slice longer or its own has
+ * nothing for it (steal_queue(); after its own, any other:
+ * move_from_others()). Where LLCs share a queue (more of them than queues, or one first seen after
  * the load), a CPU that finds none of its own takes the first task of the
  * queue that waits on a CPU of its LLC: on 2 sockets sharing one queue,
  * T5 of A queued on CPU 1 (socket 0) and T6 behind it on CPU 5 (socket
@@ -184,8 +185,8 @@ static bool prev_kept(struct task_struct *prev, u16 slot)
  * than a slice behind the tasks after it, for any CPU. The cookie's one
  * vtime is charged the same whichever queue its task came from, so the
  * fairness between cookies holds across LLCs as within one; inside a
- * cookie, tasks of two LLCs that both take them keep within about two
- * slices of each other.
+ * cookie, where two LLCs both take its tasks, the order bends by up to
+ * two slices.
  */
 static bool cpu_active_now(s32 cpu); /* place.bpf.h */
 
@@ -193,7 +194,8 @@ static bool cpu_active_now(s32 cpu); /* place.bpf.h */
  * The vtime of the first task of queue @dsq that may run on @cpu, among
  * its first CS_PEEK_TASKS: CS_HEAD_NONE if no queued task may, and if
  * none of the first CS_PEEK_TASKS may and more are queued, CS_HEAD_PAST
- * with the vtime of the last of them (cs_head_vt).
+ * with the vtime of the first task past them (cs_head_vt), a lower bound
+ * on that of the first that may.
  */
 __attribute__((noinline)) u64 queue_head_vt(s32 cpu, u64 dsq)
 {
@@ -234,10 +236,9 @@ __attribute__((noinline)) u64 queue_head_vt(s32 cpu, u64 dsq)
  * queued: its consume looks further first; another queue in that case
  * counts by the vtime of the first task past the peek, a lower bound, so
  * a task there behind tasks bound elsewhere is not passed over for ever):
- * a task stays on
- * its socket unless another socket's CPU of its cookie is free first, and
- * a busy socket's backlog is shared with a less busy one once it is a
- * slice deep. Example, 2 sockets, cookie A: CPU 4 (socket 1) finds A's
+ * a task stays on its socket unless another socket's CPU of its cookie
+ * is free first, and a busy socket's backlog is shared with a less busy
+ * one once it is a slice deep. Example, 2 sockets, cookie A: CPU 4 (socket 1) finds A's
  * socket 1 queue empty and T5 in socket 0's: it takes T5. Had socket 1's
  * queue T6 at vtime 20 ms and T5 been at 12 ms (a 5 ms slice), CPU 4
  * would take T5 too; at 16 ms, T6.

@@ -385,8 +385,8 @@ static u16 sticky_rival(s32 cpu, u16 rival, u64 *rvt)
  * own cookie that may run here waits with a vtime more than a slice below
  * its own (among the first CS_PEEK_TASKS of each of its queues; past them
  * in its own LLC's queue, no renewal, so a task bound here further back
- * is not kept out; another LLC's normally holds no task bound here, as enqueue
- * goes by the task's CPU). The dispatch at the
+ * is not kept out; another LLC's normally holds no task bound here, as
+ * enqueue goes by the task's CPU). The dispatch at the
  * slice's end would have kept the cookie and taken a task no more
  * deserving, at the cost of a dispatch, a re-queue and a context switch.
  * Example: four CPU-bound threads of A on a core, T1 running at vtime 12
@@ -419,7 +419,7 @@ static void slice_renew(s32 cpu, struct task_struct *p, struct task_ctx *tctx)
 		keep = false;
 	/*
 	 * Past the peek in another LLC's queue counts as none: a task bound
-	 * here waits in this LLC's (enqueue goes by the task's CPU).
+	 * here normally waits in this LLC's (enqueue goes by the task's CPU).
 	 */
 	bpf_for(k, 0, slot_nq(slot)) {
 		if (!keep)

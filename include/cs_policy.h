@@ -256,8 +256,8 @@ _Static_assert(CS_LIVE_WORDS <= CS_LIVE_TBL &&
  * Queues per cookie. Each real slot (the untagged work's and the tagged
  * cookies') has one queue per last-level cache, up to CS_LLC_QUEUES: a
  * task is queued on the LLC of the CPU it waits on, and a CPU takes from
- * its own LLC's queue unless another LLC's has waited a slice longer
- * (claim.bpf.h). The overflow queue and the trusted kthreads' keep one.
+ * its own LLC's queue unless another LLC's has waited a slice longer or
+ * its own has nothing for it (claim.bpf.h). The overflow queue and the trusted kthreads' keep one.
  * Queue q of slot s is the DSQ s + q * CS_DSQ_STRIDE (queue 0 is the DSQ
  * s, as with a single LLC).
  */
@@ -281,8 +281,8 @@ static inline __u32 cs_llc_queues(__u32 nr_llcs)
 /*
  * The queue of last-level cache @llc, of @nq queues made for the @known
  * LLCs of the load: those spread in order over the queues, so that
- * neighbours share one when there are more LLCs than queues (the LLCs of
- * a socket are numbered together, sockets in turn); an LLC first seen
+ * neighbours share one when there are more LLCs than queues (the loader
+ * numbers the LLCs of a socket together, sockets in turn); an LLC first seen
  * later (a CPU online after the load) takes one modulo @nq. Example: 16
  * LLCs on 2 sockets, 8 queues: LLCs 0 and 1 share queue 0, ..., 14 and 15
  * queue 7, and no queue spans the two sockets.
@@ -300,7 +300,7 @@ static inline __u32 cs_llc_queue(__u32 llc, __u32 known, __u32 nq)
  * The first task of a queue that may run on a CPU, by its vtime, among
  * the first few looked at (claim.bpf.h, queue_head_vt), or: none queued
  * may run there (CS_HEAD_NONE), or none of those looked at may and more
- * are queued: CS_HEAD_PAST with the vtime of the last one looked at, a
+ * are queued: CS_HEAD_PAST with the vtime of the first one past those, a
  * lower bound on that of the first that may (a queue is in vtime order).
  * Task vtimes stay far below the flag, bit 63: from CS_VTIME_BASE, a
  * weight-1 task gains 100 ns a ns run, 2^63 in 2.9 years of run time.
