@@ -275,7 +275,7 @@ __attribute__((noinline)) int move_from_others(s32 cpu, u32 slot)
 	u32 own = llcq_of(slot, cpu), nq = slot_nq(slot), k;
 
 	bpf_for(k, 1, nq) {
-		if (cs_move_to_local(dsq_at(slot, (own + k) % nq))) {
+		if (cs_move_to_local(dsq_turn(slot, own, k))) {
 			cpu_stat(cpu)->llc_steals++;
 			return 1;
 		}
@@ -572,8 +572,8 @@ int cs_drain_evacuate(void *ctx)
 		unmovable[i] = 0;
 	}
 	bpf_for(i, 0, CS_NR_SLOTS * nr_llcq)
-		if (cs_nr_queued(dsq_at(i % CS_NR_SLOTS, i / CS_NR_SLOTS)) > 0)
-			evacuate(dsq_at(i % CS_NR_SLOTS, i / CS_NR_SLOTS));
+		if (cs_nr_queued(dsq_nth(i)) > 0)
+			evacuate(dsq_nth(i));
 	evacuate(DSQ_TRUST);
 	evacuate(DSQ_EXCL);
 	return 0;
@@ -618,7 +618,7 @@ static bool drain_move(s32 cpu, u16 slot)
 	int r;
 
 	bpf_for(k, 0, nq) {
-		r = drain_move_from(cpu, slot, dsq_at(slot, (own + k) % nq));
+		r = drain_move_from(cpu, slot, dsq_turn(slot, own, k));
 		if (r)
 			return r > 0;
 	}

@@ -763,7 +763,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(cs_init)
 	nr_llcq = cs_llc_queues(nr_llcs);
 	llcq_known = nr_llcs ? nr_llcs : 1;
 	bpf_for(i, 0, CS_NR_SLOTS * nr_llcq) {
-		ret = cs_create_dsq(dsq_at(i % CS_NR_SLOTS, i / CS_NR_SLOTS));
+		ret = cs_create_dsq(dsq_nth(i));
 		if (ret)
 			return ret;
 	}

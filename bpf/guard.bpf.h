@@ -556,7 +556,7 @@ __attribute__((noinline)) int move_pinned(s32 cpu)
 	u32 own = llcq_of(0, cpu), nq = slot_nq(0), k;
 
 	bpf_for(k, 0, nq) {
-		if (move_pinned_from(cpu, dsq_at(0, (own + k) % nq)))
+		if (move_pinned_from(cpu, dsq_turn(0, own, k)))
 			return 1;
 	}
 	return 0;

@@ -187,7 +187,7 @@ __attribute__((noinline)) u32 queue_can_run(s32 cpu, u64 dsq)
  */
 __attribute__((noinline)) u32 core_can_run(s32 cpu, u32 slot)
 {
-	u32 own = llcq_of(slot, cpu), nq = slot_nq(slot), q, k, found;
+	u32 own = llcq_of(slot, cpu), nq = slot_nq(slot), k, found;
 	u32 all = (1U << nr_sibs(cpu)) - 1;
 
 	if (slot > CS_SLOT_EXCL)
@@ -196,8 +196,7 @@ __attribute__((noinline)) u32 core_can_run(s32 cpu, u32 slot)
 	bpf_for(k, 1, nq) {
 		if (found == all)
 			break;
-		q = (own + k) % nq;
-		found |= queue_can_run(cpu, dsq_at(slot, q));
+		found |= queue_can_run(cpu, dsq_turn(slot, own, k));
 	}
 	return found;
 }
@@ -311,7 +310,7 @@ __attribute__((noinline)) int due_here(s32 cpu, u32 slot)
 	if (!vtime_ordered(slot))
 		return 1;
 	bpf_for(k, 0, nq) {
-		if (due_in(cpu, slot, dsq_at(slot, (own + k) % nq)))
+		if (due_in(cpu, slot, dsq_turn(slot, own, k)))
 			return 1;
 	}
 	return 0;

@@ -487,6 +487,18 @@ static u64 dsq_at(u32 slot, u32 q)
 	return cs_dsq_id(slot, q);
 }
 
+/* Queue @k of @slot counted from queue @own on (the queues in turn). */
+static u64 dsq_turn(u32 slot, u32 own, u32 k)
+{
+	return dsq_at(slot, (own + k) % slot_nq(slot));
+}
+
+/* Queue @i of all the real slots' (queue i / CS_NR_SLOTS of each). */
+static u64 dsq_nth(u32 i)
+{
+	return dsq_at(i % CS_NR_SLOTS, i / CS_NR_SLOTS);
+}
+
 /* The queue of @slot on @cpu's LLC. */
 static u64 dsq_here(u32 slot, s32 cpu)
 {
