@@ -129,34 +129,17 @@ static void impose(s32 cpu, u16 slot)
  * remembers the task's claim (kept); the commit, with the intruder in
  * cur, claims it again. Siblings in conflict with the intruder are
  * preempted either way. With no task waiting, the CPU claims the
- * intruder's cookie (impose). Only where the intruder runs briefly
- * (@may_keep): the migration stopper at ops.cpu_release, or a commit from
- * idle; behind an RT task that may spin (closed.sh's FIFO spinner, RT
- * throttling off), a kept claim would hold the siblings idle for as long
- * as it runs (with the claim kept behind any intruder, closed.sh's drain
- * test once saw the scheduler ejected; the cause was not traced).
- *
- * Example, 2x2 strict, CPU 2 runs T of cookie A while T re-pins itself:
- * the stopper (cookie 0) preempts T and T stays queued on CPU 2. The word
- * reads next 0, cur A, then next A, cur 0: CPU 3 starts nothing
- * meanwhile, and T, if the stopper leaves it here, runs under its claim.
- * Had the claim stayed 0, CPU 3 could start untagged work and T run A
- * beside it until a kick landed (0.26 and 0.95 ms windows in TCG guests,
- * soak_stress). The cost: while the intruder runs, siblings run only what
- * is compatible with both (here nothing), also when the stopper does move
- * T away; the next dispatch here, or the next intruder's commit, ends it.
+ * intruder's cookie (impose).
  */
-static void intrude(s32 cpu, u16 slot, bool may_keep, bool committed)
+static void intrude(s32 cpu, u16 slot, bool committed)
 {
 	struct cs_cpu_stat *st = cpu_stat(cpu);
 	u16 claim = cs_next(core_read(cpu), sib_of(cpu));
 	bool keep;
 
-	if (committed && st->kept) { /* the task's claim at ops.cpu_release */
+	if (committed && st->kept) /* the task's claim at ops.cpu_release */
 		claim = st->kept - 1;
-		may_keep = true;
-	}
-	keep = may_keep && claim != CS_SLOT_NONE && claim != slot &&
+	keep = claim != CS_SLOT_NONE && claim != slot &&
 	       cs_nr_queued(SCX_DSQ_LOCAL) > 0;
 	st->kept = keep && !committed ? claim + 1 : 0;
 	if (keep && committed) {

@@ -53,11 +53,9 @@ static void commit(struct task_struct *p)
 		 * before: claim its cookie and preempt the siblings that run a
 		 * conflicting one. They stop within an IPI, as upstream's.
 		 */
-		u16 was = cs_cur(core_read(cpu), sib_of(cpu));
-
 		slot = foreign_slot(p);
 		commit_cur(cpu, slot);
-		intrude(cpu, slot, was == CS_SLOT_NONE, true);
+		intrude(cpu, slot, true);
 		return;
 	}
 	tctx = task_ctx(p);

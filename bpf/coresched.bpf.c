@@ -233,7 +233,6 @@ u64 first_dispatch_ns;
 
 /* Untyped: 6.12's BTF has no global variables. */
 extern const void ext_sched_class __ksym;
-extern const void stop_sched_class __ksym;
 u32 scx_bpf_reenqueue_local(void) __ksym;
 
 /* Draining before SMT goes off, or fenced: only its own kthreads run. */
@@ -750,9 +749,7 @@ void BPF_STRUCT_OPS(cs_cpu_release, s32 cpu, struct scx_cpu_release_args *args)
 	 * cur still names what runs here until the switch commits.
 	 */
 	scx_bpf_reenqueue_local();
-	intrude(cpu, slot,
-		(const void *)args->task->sched_class == &stop_sched_class,
-		false);
+	intrude(cpu, slot, false);
 	/*
 	 * A forced-idle sibling may run what was just re-queued (it may share
 	 * the intruder's cookie), and no enqueue kick reaches a sibling that
