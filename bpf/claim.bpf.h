@@ -130,24 +130,37 @@ static void impose(s32 cpu, u16 slot)
  * cur, claims it again. Siblings in conflict with the intruder are
  * preempted either way. With no task waiting, the CPU claims the
  * intruder's cookie (impose).
+ *
+ * Example, 2x2 strict, CPU 2 runs T of cookie A while T re-pins itself:
+ * the stopper (cookie 0) preempts T and T stays queued on CPU 2. The word
+ * reads next 0, cur A, then next A, cur 0: CPU 3 starts nothing
+ * meanwhile, and T, if the stopper leaves it here, runs under its claim.
+ * Had the claim stayed 0, CPU 3 could start untagged work and T run A
+ * beside it until a kick landed (0.26 and 0.95 ms windows in TCG guests,
+ * soak_stress). The cost: while the intruder runs, siblings run only what
+ * is compatible with both (here nothing), also when the stopper does move
+ * T away; the next dispatch here, or the next intruder's commit, ends it.
  */
 static void intrude(s32 cpu, u16 slot, bool committed)
 {
 	struct cs_cpu_stat *st = cpu_stat(cpu);
 	u16 claim = cs_next(core_read(cpu), sib_of(cpu));
-	bool keep;
 
 	if (committed && st->kept) /* the task's claim at ops.cpu_release */
 		claim = st->kept - 1;
-	keep = claim != CS_SLOT_NONE && claim != slot &&
-	       cs_nr_queued(SCX_DSQ_LOCAL) > 0;
-	st->kept = keep && !committed ? claim + 1 : 0;
-	if (keep && committed) {
-		set_claim(cpu, claim);
-		preempt_conflicts(cpu, slot);
-	} else {
+	st->kept = 0;
+	if (claim == CS_SLOT_NONE || claim == slot ||
+	    cs_nr_queued(SCX_DSQ_LOCAL) <= 0) {
 		impose(cpu, slot);
+		return;
 	}
+	if (!committed) {
+		st->kept = claim + 1;
+		impose(cpu, slot);
+		return;
+	}
+	set_claim(cpu, claim);
+	preempt_conflicts(cpu, slot);
 }
 
 static void forced_idle_end(struct cs_cpu_stat *st)

@@ -546,30 +546,36 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 	 * now on. On a normal pick, rq->curr is still the previous task and
 	 * the commit waits for the switch.
 	 */
-	if (scx_bpf_task_running(p)) {
-		commit_cur(cpu, slot);
-	} else if (!unclaimed || !rq_online(cpu) || !cpu_active_now(cpu) ||
-		   (rq_scx_flags(cpu) & SCX_RQ_BYPASSING)) {
+	if (!scx_bpf_task_running(p)) {
 		/*
-		 * A claimed pick; or one on a CPU in hotplug transition, which
-		 * runs its kthreads unclaimed, or while sched_ext bypasses us
-		 * (load, unload): there every task runs so, and would only
-		 * come back the same way.
+		 * About to start here unclaimed, next to a sibling in conflict
+		 * (a task the drain placed here, one left on the global DSQ,
+		 * or a path not known): impose kicked the sibling, an IPI
+		 * away; make the task leave at once as well, by a kick of this
+		 * CPU once it runs, and come back through a claim. Not on a CPU
+		 * in hotplug transition, which runs its kthreads this way, nor
+		 * while sched_ext bypasses us (load, unload): there every task
+		 * runs so, and would only come back the same way.
 		 */
+		if (unclaimed && rq_online(cpu) && cpu_active_now(cpu) &&
+		    !(rq_scx_flags(cpu) & SCX_RQ_BYPASSING) &&
+		    cs_claim_verdict(core_read(cpu), sib_of(cpu), nr_sibs(cpu),
+				     slot, mode) != CS_CLAIM_OK) {
+			p->scx.slice = 0;
+			cs_kick(cpu, 0);
+		}
 		return;
 	}
+	commit_cur(cpu, slot);
 	/*
-	 * Its cookie conflicts with what a sibling runs or claimed (impose
-	 * kicked that sibling, an IPI away). Leave the CPU too: the task
-	 * comes back through dispatch, whose claim waits for the sibling to
-	 * leave, as tick does for a conflict next door. Running, with a new
-	 * cookie: a cgroup move of a running shell into a tagged cgroup,
-	 * seen as a 1.1 ms overlap by the bench's observer; a cgroup move
-	 * reschedules the task at once (and a move of itself, at its
-	 * return), a change made from another CPU takes this kick (a
-	 * reschedule: the slice is already 0). About to start unclaimed (a
-	 * task the drain placed here, one left on the global DSQ, or a path
-	 * not known): the kick lands once it runs.
+	 * Its new cookie conflicts with what a sibling runs (impose kicked
+	 * that sibling, an IPI away; a cgroup move of a running shell into a
+	 * tagged cgroup, seen as a 1.1 ms overlap by the bench's observer).
+	 * Leave the CPU too: the task comes back through dispatch, whose
+	 * claim waits for the sibling to leave, as tick does for a conflict
+	 * next door. A cgroup move reschedules the task at once (and a move
+	 * of itself, at its return); a change made from another CPU takes
+	 * this kick (a reschedule: the slice is already 0).
 	 */
 	if (cs_claim_verdict(core_read(cpu), sib_of(cpu), nr_sibs(cpu), slot,
 			     mode) != CS_CLAIM_OK) {
