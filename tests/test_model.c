@@ -1304,10 +1304,10 @@ static bool test_model_catches_intruder_dropping_claim(void)
 }
 
 /*
- * The rt task's cookie left as the claim after its commit while the task
- * it preempted stays on the local DSQ (being migrated, then left here by
- * the stopper): a sibling starts a cookie that task conflicts with, and it
- * runs beside it (soak_stress, twice, in TCG guests).
+ * cs_cpu_release imposing the rt task's cookie while the task it preempts
+ * stays on the local DSQ (being migrated, then left here by the stopper):
+ * a sibling starts a cookie that task conflicts with, and it runs beside
+ * it (soak_stress, twice, in TCG guests).
  */
 static bool test_model_catches_release_dropping_local_claim(void)
 {
