@@ -85,11 +85,9 @@
  *
  * 5. Outside our class. Stop/RT/DL tasks are not ours to queue. Whenever
  *    one starts on a CPU, whatever ran there before (idle, another RT task,
- *    one of ours), the commit hook records its cookie as that CPU's cur
- *    and claim (the claim stays a task's of ours that waits to run there
- *    right after it: intrude() in claim.bpf.h), so no sibling starts a
- *    conflicting one, and kicks the siblings that run one: they stop
- *    within an IPI, as with upstream. That window,
+ *    one of ours), the commit hook records its cookie as that CPU's claim
+ *    and cur, so no sibling starts a conflicting one, and kicks the siblings
+ *    that run one: they stop within an IPI, as with upstream. That window,
  *    and a running task's new cookie until its tick or re-queue (see 6),
  *    are where isolation is not strict (and hotplug, load and unload:
  *    the README). Kernel threads are
@@ -479,7 +477,6 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 	struct cs_cpu_stat *st = cpu_stat(cpu);
 	struct task_ctx *tctx = task_ctx(p);
 	u64 now = bpf_ktime_get_ns();
-	bool unclaimed;
 	u16 slot;
 
 	forced_idle_end(st);
@@ -533,8 +530,7 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 	 * task was re-queued with a new cookie (below): record it and make
 	 * conflicting siblings reschedule at once.
 	 */
-	unclaimed = cs_next(core_read(cpu), sib_of(cpu)) != slot;
-	if (unclaimed) {
+	if (cs_next(core_read(cpu), sib_of(cpu)) != slot) {
 		st->unclaimed_runs++;
 		impose(cpu, slot);
 	}
@@ -546,26 +542,8 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 	 * now on. On a normal pick, rq->curr is still the previous task and
 	 * the commit waits for the switch.
 	 */
-	if (!scx_bpf_task_running(p)) {
-		/*
-		 * About to start here unclaimed, next to a sibling in conflict
-		 * (a task the drain placed here, one left on the global DSQ,
-		 * or a path not known): impose kicked the sibling, an IPI
-		 * away; make the task leave at once as well, by a kick of this
-		 * CPU once it runs, and come back through a claim. Not on a CPU
-		 * in hotplug transition, which runs its kthreads this way, nor
-		 * while sched_ext bypasses us (load, unload): there every task
-		 * runs so, and would only come back the same way.
-		 */
-		if (unclaimed && rq_online(cpu) && cpu_active_now(cpu) &&
-		    !(rq_scx_flags(cpu) & SCX_RQ_BYPASSING) &&
-		    cs_claim_verdict(core_read(cpu), sib_of(cpu), nr_sibs(cpu),
-				     slot, mode) != CS_CLAIM_OK) {
-			p->scx.slice = 0;
-			cs_kick(cpu, 0);
-		}
+	if (!scx_bpf_task_running(p))
 		return;
-	}
 	commit_cur(cpu, slot);
 	/*
 	 * Its new cookie conflicts with what a sibling runs (impose kicked
@@ -749,13 +727,9 @@ void BPF_STRUCT_OPS(cs_cpu_release, s32 cpu, struct scx_cpu_release_args *args)
 
 	/* A higher class runs next: no tick or idle of ours flushes. */
 	charge_flush(cpu);
-	/*
-	 * Re-queue first: what stays on the local DSQ (a task being
-	 * migrated) gets its claim back at the intruder's commit (intrude).
-	 * cur still names what runs here until the switch commits.
-	 */
+	/* cur still names what runs here until the switch commits. */
+	impose(cpu, slot);
 	scx_bpf_reenqueue_local();
-	intrude(cpu, slot, false);
 	/*
 	 * A forced-idle sibling may run what was just re-queued (it may share
 	 * the intruder's cookie), and no enqueue kick reaches a sibling that
