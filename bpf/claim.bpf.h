@@ -113,6 +113,60 @@ static void impose(s32 cpu, u16 slot)
 	preempt_conflicts(cpu, slot);
 }
 
+/*
+ * A task of another class, of @slot, takes @cpu: ops.cpu_release
+ * (@committed false: cur still names the task it preempts), then its
+ * commit (@committed true: cur names the intruder). Tasks of ours left on
+ * the CPU's local DSQ run right after it, with no ops.dispatch and so no
+ * new claim: one that ops.dispatch moved there just before the intruder
+ * won the pick (an idle or foreign previous task: no ops.cpu_release
+ * re-queues it), or the preempted task itself when it is being migrated
+ * (p->migration_pending: the kernel's re-queue skips it, and the stopper
+ * leaves it here if its affinity allows this CPU again by then, or if it
+ * is inside migrate_disable()). While such a task waits, its claim stays
+ * the CPU's: at ops.cpu_release the CPU claims the intruder's cookie,
+ * which with the task's cur blocks whatever conflicts with either, and
+ * remembers the task's claim (kept); the commit, with the intruder in
+ * cur, claims it again. Siblings in conflict with the intruder are
+ * preempted either way. With no task waiting, the CPU claims the
+ * intruder's cookie (impose). Only where the intruder runs briefly
+ * (@may_keep): the migration stopper at ops.cpu_release, or a commit from
+ * idle; behind an RT task that may spin (closed.sh's FIFO spinner, RT
+ * throttling off), a kept claim would hold the siblings idle for as long
+ * as it runs (with the claim kept behind any intruder, closed.sh's drain
+ * test once saw the scheduler ejected; the cause was not traced).
+ *
+ * Example, 2x2 strict, CPU 2 runs T of cookie A while T re-pins itself:
+ * the stopper (cookie 0) preempts T and T stays queued on CPU 2. The word
+ * reads next 0, cur A, then next A, cur 0: CPU 3 starts nothing
+ * meanwhile, and T, if the stopper leaves it here, runs under its claim.
+ * Had the claim stayed 0, CPU 3 could start untagged work and T run A
+ * beside it until a kick landed (0.26 and 0.95 ms windows in TCG guests,
+ * soak_stress). The cost: while the intruder runs, siblings run only what
+ * is compatible with both (here nothing), also when the stopper does move
+ * T away; the next dispatch here, or the next intruder's commit, ends it.
+ */
+static void intrude(s32 cpu, u16 slot, bool may_keep, bool committed)
+{
+	struct cs_cpu_stat *st = cpu_stat(cpu);
+	u16 claim = cs_next(core_read(cpu), sib_of(cpu));
+	bool keep;
+
+	if (committed && st->kept) { /* the task's claim at ops.cpu_release */
+		claim = st->kept - 1;
+		may_keep = true;
+	}
+	keep = may_keep && claim != CS_SLOT_NONE && claim != slot &&
+	       cs_nr_queued(SCX_DSQ_LOCAL) > 0;
+	st->kept = keep && !committed ? claim + 1 : 0;
+	if (keep && committed) {
+		set_claim(cpu, claim);
+		preempt_conflicts(cpu, slot);
+	} else {
+		impose(cpu, slot);
+	}
+}
+
 static void forced_idle_end(struct cs_cpu_stat *st)
 {
 	u64 start = st->fi_start, d;
@@ -491,7 +545,9 @@ static bool bound_kthread(struct task_struct *p, s32 cpu)
  * its current task, unclaimed too, but its siblings are all draining and
  * run nothing but bound kthreads: ops.running claims the task's cookie
  * and kicks a sibling that runs one of those, the window kernel threads
- * have at hotplug anyway. Tasks that can run nowhere else (allowed only
+ * have at hotplug anyway; in conflict with one (strict mode, cookie 0
+ * kthreads), the task also leaves at once and comes back through a claim
+ * (cs_running). Tasks that can run nowhere else (allowed only
  * draining CPUs, or in migrate_disable()) stay, counted in unmovable[]
  * for the loader to report, not waited for: the kernel runs them there
  * whatever we do. A move that ends on the global queue (the target went

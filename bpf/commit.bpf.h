@@ -9,39 +9,11 @@
  * Example, 2x2, CPU 0 switches from A to idle while CPU 1 idles forced
  * (it wants B): commit(idle) sets cur0 to none, and commit_cur() kicks
  * CPU 1, whose dispatch now claims B. Had an RT task of cookie 0 started
- * on CPU 0 instead, commit() would claim cookie 0 there (intruder), and
+ * on CPU 0 instead, commit() would claim cookie 0 there (intrude()), and
  * preempt CPU 1 had it been running another cookie.
  */
 #ifndef __CS_COMMIT_BPF_H
 #define __CS_COMMIT_BPF_H
-
-/*
- * Another class's task of @slot starts on @cpu (commit). If the CPU holds
- * a claim for one of our tasks and was idle (@w_before: the word before
- * the intruder's commit), keep it: ops.dispatch moved that task to
- * the local DSQ just before the intruder won the pick, and from an idle
- * CPU no ops.cpu_release re-queues it, so it runs right after the
- * intruder. Had the claim gone, a sibling could start a conflicting
- * cookie meanwhile and that task would run beside it until a kick landed
- * (a 0.2-0.3 ms window seen twice in TCG guests). cur (the intruder) and
- * next (the claim) both block the siblings now; the next dispatch here
- * replaces the claim if the task went elsewhere. With no claim, claim the
- * intruder's cookie.
- */
-static void intruder(s32 cpu, u16 slot, u64 w_before)
-{
-	u16 claim = cs_next(w_before, sib_of(cpu));
-
-	/*
-	 * Only from idle (cur was NONE): a claim beside another running task
-	 * (an RT task before this one) is that task's, and would stay stale.
-	 */
-	if (claim == CS_SLOT_NONE || claim == slot ||
-	    cs_cur(w_before, sib_of(cpu)) != CS_SLOT_NONE)
-		impose(cpu, slot);
-	else
-		preempt_conflicts(cpu, slot);
-}
 
 /* Commit: at a context switch, record what this CPU now runs. */
 static void commit(struct task_struct *p)
@@ -53,6 +25,13 @@ static void commit(struct task_struct *p)
 	if (draining(cpu))
 		drained[cpu & (CS_MAX_CPUS - 1)] = (p->flags & PF_IDLE) ||
 						   bound_kthread(p, cpu);
+	/*
+	 * A claim kept for an intruder's commit that did not come (intrude;
+	 * on 6.12 ops.cpu_release is always followed by it): defensive.
+	 */
+	if ((p->flags & PF_IDLE) ||
+	    (const void *)p->sched_class == &ext_sched_class)
+		cpu_stat(cpu)->kept = 0;
 	if (p->flags & PF_IDLE) {
 		commit_cur(cpu, CS_SLOT_NONE);
 		/*
@@ -74,18 +53,18 @@ static void commit(struct task_struct *p)
 		 * before: claim its cookie and preempt the siblings that run a
 		 * conflicting one. They stop within an IPI, as upstream's.
 		 */
-		u64 w_before = core_read(cpu);
+		u16 was = cs_cur(core_read(cpu), sib_of(cpu));
 
 		slot = foreign_slot(p);
 		commit_cur(cpu, slot);
-		intruder(cpu, slot, w_before);
+		intrude(cpu, slot, was == CS_SLOT_NONE, true);
 		return;
 	}
 	tctx = task_ctx(p);
 	slot = tctx && tctx->slot != CS_SLOT_NONE ? tctx->slot : CS_SLOT_EXCL;
 	/*
 	 * Leaving another cookie, possibly without a dispatch (our task was
-	 * queued here before an intruder ran, see intruder()): the siblings
+	 * queued here before an intruder ran, see intrude()): the siblings
 	 * it forced idle may run now (commit_cur kicks them).
 	 */
 	commit_cur(cpu, slot);

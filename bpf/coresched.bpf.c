@@ -85,9 +85,11 @@
  *
  * 5. Outside our class. Stop/RT/DL tasks are not ours to queue. Whenever
  *    one starts on a CPU, whatever ran there before (idle, another RT task,
- *    one of ours), the commit hook records its cookie as that CPU's claim
- *    and cur, so no sibling starts a conflicting one, and kicks the siblings
- *    that run one: they stop within an IPI, as with upstream. That window,
+ *    one of ours), the commit hook records its cookie as that CPU's cur
+ *    and claim (the claim stays a task's of ours that waits to run there
+ *    right after it: intrude() in claim.bpf.h), so no sibling starts a
+ *    conflicting one, and kicks the siblings that run one: they stop
+ *    within an IPI, as with upstream. That window,
  *    and a running task's new cookie until its tick or re-queue (see 6),
  *    are where isolation is not strict (and hotplug, load and unload:
  *    the README). Kernel threads are
@@ -231,6 +233,7 @@ u64 first_dispatch_ns;
 
 /* Untyped: 6.12's BTF has no global variables. */
 extern const void ext_sched_class __ksym;
+extern const void stop_sched_class __ksym;
 u32 scx_bpf_reenqueue_local(void) __ksym;
 
 /* Draining before SMT goes off, or fenced: only its own kthreads run. */
@@ -477,6 +480,7 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 	struct cs_cpu_stat *st = cpu_stat(cpu);
 	struct task_ctx *tctx = task_ctx(p);
 	u64 now = bpf_ktime_get_ns();
+	bool unclaimed;
 	u16 slot;
 
 	forced_idle_end(st);
@@ -530,7 +534,8 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 	 * task was re-queued with a new cookie (below): record it and make
 	 * conflicting siblings reschedule at once.
 	 */
-	if (cs_next(core_read(cpu), sib_of(cpu)) != slot) {
+	unclaimed = cs_next(core_read(cpu), sib_of(cpu)) != slot;
+	if (unclaimed) {
 		st->unclaimed_runs++;
 		impose(cpu, slot);
 	}
@@ -542,18 +547,30 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 	 * now on. On a normal pick, rq->curr is still the previous task and
 	 * the commit waits for the switch.
 	 */
-	if (!scx_bpf_task_running(p))
+	if (scx_bpf_task_running(p)) {
+		commit_cur(cpu, slot);
+	} else if (!unclaimed || !rq_online(cpu) || !cpu_active_now(cpu) ||
+		   (rq_scx_flags(cpu) & SCX_RQ_BYPASSING)) {
+		/*
+		 * A claimed pick; or one on a CPU in hotplug transition, which
+		 * runs its kthreads unclaimed, or while sched_ext bypasses us
+		 * (load, unload): there every task runs so, and would only
+		 * come back the same way.
+		 */
 		return;
-	commit_cur(cpu, slot);
+	}
 	/*
-	 * Its new cookie conflicts with what a sibling runs (impose kicked
-	 * that sibling, an IPI away; a cgroup move of a running shell into a
-	 * tagged cgroup, seen as a 1.1 ms overlap by the bench's observer).
-	 * Leave the CPU too: the task comes back through dispatch, whose
-	 * claim waits for the sibling to leave, as tick does for a conflict
-	 * next door. A cgroup move reschedules the task at once (and a move
-	 * of itself, at its return); a change made from another CPU takes
-	 * this kick (a reschedule: the slice is already 0).
+	 * Its cookie conflicts with what a sibling runs or claimed (impose
+	 * kicked that sibling, an IPI away). Leave the CPU too: the task
+	 * comes back through dispatch, whose claim waits for the sibling to
+	 * leave, as tick does for a conflict next door. Running, with a new
+	 * cookie: a cgroup move of a running shell into a tagged cgroup,
+	 * seen as a 1.1 ms overlap by the bench's observer; a cgroup move
+	 * reschedules the task at once (and a move of itself, at its
+	 * return), a change made from another CPU takes this kick (a
+	 * reschedule: the slice is already 0). About to start unclaimed (a
+	 * task the drain placed here, one left on the global DSQ, or a path
+	 * not known): the kick lands once it runs.
 	 */
 	if (cs_claim_verdict(core_read(cpu), sib_of(cpu), nr_sibs(cpu), slot,
 			     mode) != CS_CLAIM_OK) {
@@ -727,9 +744,15 @@ void BPF_STRUCT_OPS(cs_cpu_release, s32 cpu, struct scx_cpu_release_args *args)
 
 	/* A higher class runs next: no tick or idle of ours flushes. */
 	charge_flush(cpu);
-	/* cur still names what runs here until the switch commits. */
-	impose(cpu, slot);
+	/*
+	 * Re-queue first: what stays on the local DSQ (a task being
+	 * migrated) gets its claim back at the intruder's commit (intrude).
+	 * cur still names what runs here until the switch commits.
+	 */
 	scx_bpf_reenqueue_local();
+	intrude(cpu, slot,
+		(const void *)args->task->sched_class == &stop_sched_class,
+		false);
 	/*
 	 * A forced-idle sibling may run what was just re-queued (it may share
 	 * the intruder's cookie), and no enqueue kick reaches a sibling that

@@ -60,6 +60,12 @@ struct cs_cpu_stat {
 	 */
 	__u32 rescue;
 	__u32 task_looks; /* internal: task guard looks (queue in turn) */
+	/*
+	 * internal: 1 + the claim of a task left on the local DSQ, which
+	 * ops.cpu_release replaced by the intruder's until the intruder's
+	 * commit (intrude); 0 if none
+	 */
+	__u32 kept;
 } __attribute__((aligned(64)));
 
 struct cs_slot_stat {

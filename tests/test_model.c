@@ -56,15 +56,21 @@
  *                forced siblings: they may be waiting on that transit
  *      impose:   cs_cpu_release: set_claim(F), kick, preempt_conflicts(F),
  *                then the switch to the foreign task of cookie F
+ *      impose-local: the same, but the preempted task of X is being
+ *                migrated, so the re-queue skips it and it waits in the
+ *                local DSQ: intrude() remembers the claim X, then as
+ *                impose; the switch's commit (cur = F) claims X again
+ *                and preempts the siblings in conflict with F
  *      intrude:  an idle CPU that moved a task of X to its local DSQ is
  *                about to switch to it, and a foreign task of cookie F
  *                wins the pick instead (no cs_cpu_release from idle):
- *                commit() sets cur = F, then intruder() keeps the claim
+ *                commit() sets cur = F, then intrude() keeps the claim
  *                X and preempt_conflicts(F) (or, with no claim, imposes
  *                as above); the task of X waits in the local DSQ
  *      local:    that foreign task leaves and the task of X runs from the
  *                local DSQ with no dispatch: cur = X, kicking forced
- *                siblings if cur left another cookie
+ *                siblings if cur left another cookie; if the claim is
+ *                not X (a seeded bug), ops.running imposes X
  *    A kick is processed under the target's rq lock, which its scheduler
  *    holds from dispatch to the end of the switch, so kicks to a CPU in
  *    those steps wait until it is quiescent again.
@@ -85,21 +91,23 @@
  * 4. Bounds (chosen to keep the whole run near 10 s of CPU): cookies A,
  *    B, C are slots 1, 2, 3 in strict mode and 0, 1, 2 in fill mode (so
  *    that fill's "0 beside anything" is exercised); one queued task of
- *    each, 1 slice expiry and 1 foreign intrusion (impose or intrude);
- *    all CPUs start idle with
- *    an IDLE kick each (the enqueue wakeups). Interleavings are explored to
- *    26 steps for 2 siblings and 12 for 4 (BFS levels; 4 siblings blow up
- *    beyond that: idle siblings that claim the held cookie, find nothing
- *    queued and unclaim kick each other). 12 steps do not reach a
- *    quiescent state with 4 siblings, so there only (a) is checked. A
- *    preempted task is queued at once and its enqueue's kick goes, at the
+ *    each, 1 slice expiry and 1 foreign intrusion (impose, impose-local
+ *    or intrude); all CPUs start idle with an IDLE kick each (the enqueue
+ *    wakeups). Interleavings are explored to 26 steps for 2 siblings and
+ *    12 for 4 (BFS levels; 4 siblings blow up beyond that: idle siblings
+ *    that claim the held cookie, find nothing queued and unclaim kick
+ *    each other). 12 steps do not reach a quiescent state with 4
+ *    siblings, so there only (a) is checked. A preempted task is queued
+ *    at once (but for impose-local) and its enqueue's kick goes, at the
  *    switch, to the idle sibling find_cpu() would pick. No new tasks
  *    arrive, cs_running's impose for tasks the kernel dispatched by itself
- *    is not modelled, nor is core_claim's limit of 8 CASes (after which
- *    the CPU kicks itself to look again: CS_CLAIM_RACED). The old task
- *    stopping and the commit are one step: the stop is invisible to the
- *    other CPUs. CS_MODEL_BOUNDS="A,B,C,expiries,intrusions,busy,active,
- *    depth" overrides the bounds, CS_MODEL_ONLY=name picks tests,
+ *    is modelled only for the local step (its self-kick is not), nor is
+ *    the stopper moving away a task it left, nor core_claim's limit of 8
+ *    CASes (after which the CPU kicks itself to look again:
+ *    CS_CLAIM_RACED). The old task stopping and the commit are one step:
+ *    the stop is invisible to the other CPUs.
+ *    CS_MODEL_BOUNDS="A,B,C,expiries,intrusions,busy,active,depth"
+ *    overrides the bounds, CS_MODEL_ONLY=name picks tests,
  *    CS_MODEL_TRACE=1 prints the traces of the seeded bugs.
  *
  * Worked example, 2 siblings, strict, queue A:1 B:1 (a lost-wakeup race):
@@ -143,8 +151,11 @@ enum {
 	BUG_NO_RELEASE_KICK = 1 << 1, /* set_claim(NONE) kicks nobody */
 	BUG_NO_KICK = 1 << 2, /* no kick_forced_siblings at all */
 	BUG_CLAIM_IGNORES_CUR = 1 << 3, /* verdict on next[] only */
-	BUG_INTRUDER_DROPS_CLAIM = 1 << 4, /* intruder() as impose() */
+	BUG_INTRUDER_DROPS_CLAIM = 1 << 4, /* intrude() as impose() */
 	BUG_NO_COMMIT_KICK = 1 << 5, /* commit leaving a cookie kicks nobody */
+	BUG_RELEASE_DROPS_LOCAL = 1 << 6, /* the commit after cs_cpu_release
+					     does not claim the task left on
+					     the local DSQ again */
 };
 
 enum {
@@ -182,6 +193,7 @@ enum {
 	A_IMPOSE,
 	A_INTRUDE, /* an rt task wins the pick over a task just moved here */
 	A_LOCAL, /* that rt task leaves: the moved task runs, no dispatch */
+	A_IMPOSE_LOCAL, /* an rt task preempts a task being migrated */
 	A_STEP, /* the next step of the sibling's program (its pc) */
 };
 
@@ -192,7 +204,7 @@ struct sib {
 	__u16 rq; /* slot of the preempted task, enqueued at the switch */
 	__u16 local; /* slot of a task moved here that an intruder delayed */
 	__u16 rival; /* the cookie that should own the core (cs_dispatch) */
-	__u16 pad;
+	__u16 kept; /* the claim of the task left in local (intrude) */
 };
 
 struct state {
@@ -523,7 +535,7 @@ static void to_switch(struct sib *c)
  * DSQ (PC_COMMIT), in which an rt task of each cookie wins the pick first
  * (no ops.cpu_release from an idle CPU): commit() sets cur to it, in
  * this step (the sched_switch tracepoint, before the intruder runs), then
- * intruder() keeps the claim and preempts the siblings in conflict with
+ * intrude() keeps the claim and preempts the siblings in conflict with
  * the intruder, or, with no claim, imposes. The moved task waits in local.
  */
 static void intrude(struct model *m, const struct state *s0, size_t at,
@@ -594,7 +606,8 @@ static void step(struct model *m, size_t at, int i)
 			 */
 			slot = cs_cur(s.word, i);
 			s.word = cs_set_cur(s.word, i, c->local);
-			if (m->bugs & BUG_INTRUDER_DROPS_CLAIM) {
+			if (cs_next(s.word, i) != c->local) {
+				/* ops.running: an unclaimed run imposes */
 				s.word = cs_set_next(s.word, i, c->local);
 				kick_forced(m, &s, i);
 				preempt_conflicts(m, &s, i, c->local);
@@ -630,6 +643,27 @@ static void step(struct model *m, size_t at, int i)
 				c->fgn |= FGN_CHOSEN;
 				c->pc = PC_ICLAIM;
 				add_state(m, &s, at, HOW(i, A_IMPOSE, k));
+				s = *s0;
+				if (c->run == NONE)
+					continue;
+				/*
+				 * The preempted task is being migrated: the
+				 * re-queue skips it, it stays on the local DSQ
+				 * and runs right after the rt task if the
+				 * stopper leaves it here. intrude() imposes the
+				 * rt task's cookie (beside the task's cur) and
+				 * claims the task's again at the commit.
+				 */
+				s.imposes++;
+				c->local = c->run;
+				c->chosen = m->slot[k];
+				c->fgn |= FGN_CHOSEN;
+				held = cs_next(s.word, i);
+				if (!(m->bugs & BUG_RELEASE_DROPS_LOCAL) &&
+				    held != NONE && held != c->chosen)
+					c->kept = held;
+				c->pc = PC_ICLAIM;
+				add_state(m, &s, at, HOW(i, A_IMPOSE_LOCAL, k));
 				s = *s0;
 			}
 		}
@@ -756,6 +790,15 @@ static void step(struct model *m, size_t at, int i)
 			intrude(m, &s, at, i);
 		slot = cs_cur(s.word, i);
 		s.word = cs_set_cur(s.word, i, c->chosen);
+		if (c->kept != NONE) {
+			/* intrude() at the commit: the left task's claim back */
+			if (cs_next(s.word, i) != c->kept) {
+				s.word = cs_set_next(s.word, i, c->kept);
+				kick_forced(m, &s, i);
+			}
+			c->kept = NONE;
+			preempt_conflicts(m, &s, i, c->chosen);
+		}
 		c->pc = PC_Q;
 		if (slot != c->chosen && slot != NONE &&
 		    !(m->bugs & BUG_NO_COMMIT_KICK))
@@ -984,6 +1027,11 @@ static void fmt_how(const struct model *m, const struct state *before,
 		snprintf(buf, len, "the rt task leaves; %c, moved here before it, runs",
 			 slot_ch(m, c->local));
 		break;
+	case A_IMPOSE_LOCAL:
+		snprintf(buf, len,
+			 "an rt task of cookie %c preempts %c, which stays queued here (being migrated)",
+			 "ABC"[arg], slot_ch(m, c->run));
+		break;
 	default:
 		if (arg == PC_READ)
 			snprintf(buf, len, "%s", pc_name[arg]);
@@ -1042,6 +1090,7 @@ static void explore(struct model *m, unsigned int stop_at)
 		c->rq = NONE;
 		c->local = NONE;
 		c->rival = NONE;
+		c->kept = NONE;
 		c->cand[0] = c->cand[1] = c->cand[2] = NONE;
 		c->kick = i < m->nr ? K_IDLE : 0;
 		if (i < m->nr && i >= m->nr - m->busy) {
@@ -1255,6 +1304,17 @@ static bool test_model_catches_intruder_dropping_claim(void)
 }
 
 /*
+ * The rt task's cookie left as the claim after its commit while the task
+ * it preempted stays on the local DSQ (being migrated, then left here by
+ * the stopper): a sibling starts a cookie that task conflicts with, and it
+ * runs beside it (soak_stress, twice, in TCG guests).
+ */
+static bool test_model_catches_release_dropping_local_claim(void)
+{
+	return check_catches(BUG_RELEASE_DROPS_LOCAL, V_ISOLATION);
+}
+
+/*
  * A claim that finds a sibling in transit waits with its forced flag set,
  * and is woken by that sibling's commit (or unclaim): without the commit's
  * kick, it sleeps beside work it may run.
@@ -1284,5 +1344,6 @@ int main(void)
 	RUN_IF(model_catches_claim_ignoring_cur);
 	RUN_IF(model_catches_intruder_dropping_claim);
 	RUN_IF(model_catches_lost_commit_kick);
+	RUN_IF(model_catches_release_dropping_local_claim);
 	return nr_failed ? 1 : 0;
 }

@@ -361,9 +361,9 @@ case_stress() {
 	grep overlap_example "$STRICT_OUT" | head -n 3 | sed 's/^/#   strict: /'
 	info "stress $topo: cpu bogo ops (t_a t_b prctl untagged): $(for s in a b p u; do echo -n "$(bogo "$TMP/s_$s") "; done)"
 	info "scheduler stats: $(tail -n 1 "$TMP/sched.out")"
-	# Measured: runs of a task without its CPU's claim. No cookie changes
-	# here; a task the migration stopper leaves on its local queue runs
-	# unclaimed (README "Outside sched_ext"): 0 to 2 a run with 8 starts.
+	# Measured: runs of a task without its CPU's claim (0 expected here,
+	# where no cookie changes; 0 to 2 a run, one an overlap, before
+	# intrude() kept the claim of a task left behind the stopper).
 	info "stress $topo: unclaimed runs (scheduler's count): $(grep -o 'unclaimed runs [0-9]*' "$TMP/sched.out" |
 		awk '{ s += $3 } END { print s + 0 }')"
 	row stress "4 cookies, -c$n -f$n affinity" "affinity 1 ns" \
