@@ -31,7 +31,9 @@
 #                                 0 ns, and the loader said it drained
 #                                 the siblings and moved some tasks off
 #                                 (a stop that found none stranded is
-#                                 run again, 3 times at most)
+#                                 run again, 3 times at most); an SMT
+#                                 off that takes over 10 s prints the
+#                                 tasks blocked (not asserted)
 #   failsafe_eject_restart_{open,closed}  sysrq-S ejects the scheduler; it
 #                                 is loaded again by itself, SMT on (the
 #                                 gap is printed, not asserted)
@@ -148,6 +150,24 @@ fi
 # work. Two stops (SIGINT, then SIGKILL: the guard drains), each with the
 # observer (kernel threads trusted) attached before the scheduler.
 name=failsafe_closed_stranded
+# blocked_tasks TAG: print the tasks in D state and where they wait
+# (sysrq w, read back from dmesg after a mark), as comment lines. A stop
+# whose SMT off does not end is CPU hotplug waiting on something: one
+# run saw cpuhp/1 in cpuset_handle_hotplug -> mpol_rebind_mm waiting for
+# an mm lock, while a t_a task (cpu.weight 1) went unrun for 33 s until
+# sched_ext's watchdog ejected the scheduler (README, Fail closed).
+blocked_tasks() {
+	local mark="closed.sh: blocked tasks, $1"
+	echo "$mark" >/dev/kmsg
+	echo w >/proc/sysrq-trigger
+	dmesg | sed -n "/$mark/,\$p" | grep -aE 'task:| [a-z_0-9.]+\+0x' |
+		grep -avE ' (__schedule|schedule|schedule_timeout|kthread|ret_from_fork|ret_from_fork_asm|worker_thread|process_scheduled_works|smpboot_thread_fn|kthread_park)\+' |
+		head -n 40 | sed 's/^\[[^]]*\] */#   /'
+}
+# stall_said: sched_ext's last words in dmesg (an ejection, its reason).
+stall_said() {
+	dmesg | grep -aE 'sched_ext: .*(disabled|failed to run)' | tail -n 2 | tr '\n' ';'
+}
 sibs1=$(cat /sys/devices/system/cpu/cpu1/topology/thread_siblings_list)
 if [ "$NCPU" -lt 4 ] || [ "$sibs1" != 0-1 ]; then
 	fail $name "needs 2x2 or larger (CPUs 0 and 1 siblings), have $NCPU CPUs, CPU 1's siblings '$sibs1'"
@@ -189,11 +209,22 @@ else
 				taskset -p -c 1,2 "$t" >/dev/null
 			done
 			nap 0.2
+			# SMT off takes 1-3 s here; not off after 10 s, say what
+			# the hotplug waits for (a measurement, not asserted).
+			(
+				nap 10
+				smt_is off && exit 0
+				info "closed stranded ($sig): SMT not off 10 s after the stop; tasks blocked:"
+				blocked_tasks "$sig"
+			) &
+			watch=$!
 			kill -$sig $SCHED_PID
 			wait $SCHED_PID 2>/dev/null
 			SCHED_PID=
 			poll 20 sched_is disabled
 			poll 20 smt_is off
+			kill $watch 2>/dev/null
+			wait $watch 2>/dev/null
 			stop_bg
 			end_observer "$TMP/s.obs"
 			info "closed stranded ($sig): overlap_ns=$OBS_OV switches=$OBS_SW (try $try); the loader said: $(grep -aE 'drain' "$TMP/sched.err" | tr '\n' ';')"
@@ -204,7 +235,7 @@ else
 			said=$(grep -av '^$' "$TMP/sched.err" | tr '\n' ';')
 			if [ "$OBS_OV" != 0 ] || [ "${OBS_SW:-0}" -le 0 ] || [ "$smt" != off ]; then
 				ok=0
-				why+="$sig: overlap_ns '$OBS_OV', switches '${OBS_SW:-}', SMT '$smt', loader: $said; "
+				why+="$sig: overlap_ns '$OBS_OV', switches '${OBS_SW:-}', SMT '$smt', loader: $said; sched_ext: $(stall_said) "
 				break
 			fi
 			[ "${moved:-0}" -gt 0 ] && break
