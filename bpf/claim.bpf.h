@@ -215,7 +215,8 @@ static bool prev_kept(struct task_struct *prev, u16 slot)
  * default scheduler). So a CPU takes a task already on its own runqueue
  * when one of the first CS_PEEK_TASKS queued is at most a slice behind the
  * head (the first of them that may run here) in vtime, and the head
- * otherwise (consume's choice): the order inside a queue bends by at
+ * otherwise (consume's choice; also when the head waited past
+ * CS_TASK_MAX_WAIT_NS, guard.bpf.h): the order inside a queue bends by at
  * most a slice (across two LLCs' queues by up to two: the steal below
  * waits for a slice, and the local pick may bend one more), and the
  * cookie's own vtime, which decides between cookies, is charged the
@@ -374,6 +375,15 @@ __attribute__((noinline)) int move_local_first(s32 cpu, u32 slot)
 		if (!seen) {
 			seen = true;
 			head_vt = p->scx.dsq_vtime;
+			/*
+			 * Overdue (the task guard put it at the head, or it
+			 * waited there): no bend, the consume below takes it
+			 * from whichever runqueue it waits on. Bent past, it
+			 * would wait while this runqueue's tasks of its cookie
+			 * each run up to a slice of vtime.
+			 */
+			if (task_overdue_now(p))
+				break;
 		}
 		if (p->scx.dsq_vtime > head_vt + slice_ns)
 			break;

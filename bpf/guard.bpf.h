@@ -286,8 +286,8 @@ __attribute__((noinline)) int cookie_guard(s32 cpu, u64 now)
  * that waited a second in a queue whose cookie runs (its own debt, not
  * its cookie's, holds it back) is moved to the head of its queue, its
  * debt dropped, and the CPUs of its cookie that can run it take it from
- * there (a CPU prefers a task of its own runqueue a slice or less behind
- * the head: a few dispatches at most). With a queue per LLC, a CPU's
+ * there (a CPU whose pick finds the head overdue takes it, not a task of
+ * its own runqueue a slice or less behind it). With a queue per LLC, a CPU's
  * looks go over its cookie's queues in turn (one a look), and the task
  * goes to the head of the looking CPU's LLC's queue.
  * Only its place among its cookie's queued tasks changes: the claims, and
@@ -298,7 +298,7 @@ __attribute__((noinline)) int cookie_guard(s32 cpu, u64 now)
  * ms of vtime; the spinners, charged 58 us a slice at half a CPU each,
  * reach it 86 s later. One second after T was queued, the next look of
  * CPU 2's tick (at most every CS_TASK_SCAN_NS, from the queue's tail over
- * the tasks more than a slice ahead of its clock) finds it overdue: the
+ * CS_TASK_TAIL tasks at most) finds it overdue: the
  * tick ends the slice of the spinner there and notes the slot
  * (cpu_stat.rescue); the dispatch that follows re-queues T at A's clock
  * less a slice, ahead of every spinner, and (A still most deserving)
@@ -310,32 +310,54 @@ __attribute__((noinline)) int cookie_guard(s32 cpu, u64 now)
  */
 
 /*
- * Walk @it (reverse, over a queue whose clock is @clock) across the
- * indebted tasks at the tail, at most CS_TASK_TAIL: the one that can run
- * on @cpu and waited longest past CS_TASK_MAX_WAIT_NS, or NULL. The walk
- * is counted by a bpf_for() (see move_pinned).
+ * Walk @it (reverse, over a queue whose clock is @clock) across the last
+ * CS_TASK_TAIL tasks: the one that can run on @cpu and waited longest
+ * past CS_TASK_MAX_WAIT_NS, or NULL. Not only indebted ones: in a cookie
+ * whose turns are rare, a task with no debt waits behind tasks queued
+ * after it at the clock less a slice (cs_clamp_vtime) until their runs
+ * pass it, a slice of vtime each, minutes at weight 8668 (closed.sh: a
+ * stress-ng parent of a cpu.weight 1 cgroup behind its 8 children, unrun
+ * for 33-45 s until the kernel's watchdog ejected the scheduler). Tasks
+ * at or below a rescued task's vtime are passed over: a re-queue would
+ * not move them ahead. The walk is counted by a bpf_for() (see
+ * move_pinned).
  */
 static __always_inline struct task_struct *
 tail_overdue(struct bpf_iter_scx_dsq *it, s32 cpu, u64 clock)
 {
 	struct task_struct *p, *found = NULL;
 	u64 now = bpf_ktime_get_ns(), oldest = now;
+	u64 floor = cs_rescued_task_vtime(clock, slice_ns);
 	struct task_ctx *tctx;
 	int n;
 
 	bpf_for(n, 0, CS_TASK_TAIL) {
 		p = bpf_iter_scx_dsq_next(it);
-		if (!p || !cs_task_indebted(p->scx.dsq_vtime, clock, slice_ns))
+		if (!p)
 			break;
 		tctx = task_ctx(p);
-		if (!tctx || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr) ||
-		    !tctx->enq_at || tctx->enq_at >= oldest ||
+		if (!tctx || p->scx.dsq_vtime <= floor ||
+		    !bpf_cpumask_test_cpu(cpu, p->cpus_ptr) || !tctx->enq_at ||
+		    tctx->enq_at >= oldest ||
 		    !cs_rescue_due(now, tctx->enq_at, CS_TASK_MAX_WAIT_NS))
 			continue;
 		oldest = tctx->enq_at;
 		found = p;
 	}
 	return found;
+}
+
+/*
+ * Has queued @p waited past CS_TASK_MAX_WAIT_NS? The pick then takes it
+ * in order, not bending to locality (move_local_first).
+ */
+static bool task_overdue_now(struct task_struct *p)
+{
+	struct task_ctx *tctx = task_ctx(p);
+
+	return tctx && tctx->enq_at &&
+	       cs_rescue_due(bpf_ktime_get_ns(), tctx->enq_at,
+			     CS_TASK_MAX_WAIT_NS);
 }
 
 /* From ops.tick: is a task of queue @q of @slot overdue on @cpu? */

@@ -1930,8 +1930,14 @@ static bool test_policy_weight_floor(void)
 #define TF_HOGS 8
 #define TF_MAX (TF_HOGS + CS_TASK_TAIL + 8)
 
+/*
+ * The guard's walk (tail_overdue in bpf/guard.bpf.h): from the tail over
+ * CS_TASK_TAIL tasks, passing over those at or below a rescued task's
+ * vtime; with @indebted_only, the walk before, which stopped at the first
+ * task not in debt.
+ */
 static int tf_overdue(const __u64 *vt, const __u64 *enq, const bool *queued,
-		      int n, __u64 clock, __u64 now)
+		      int n, __u64 clock, __u64 now, bool indebted_only)
 {
 	const __u64 slice = 5000000;
 	bool seen[TF_MAX] = { false };
@@ -1944,9 +1950,12 @@ static int tf_overdue(const __u64 *vt, const __u64 *enq, const bool *queued,
 			if (queued[i] && !seen[i] &&
 			    (last < 0 || vt[i] > vt[last]))
 				last = i;
-		if (last < 0 || !cs_task_indebted(vt[last], clock, slice))
+		if (last < 0 || (indebted_only &&
+				 !cs_task_indebted(vt[last], clock, slice)))
 			break;
 		seen[last] = true;
+		if (vt[last] <= cs_rescued_task_vtime(clock, slice))
+			continue;
 		if (cs_rescue_due(now, enq[last], CS_TASK_MAX_WAIT_NS) &&
 		    (found < 0 || enq[last] < enq[found]))
 			found = last;
@@ -1980,7 +1989,8 @@ static __u64 tf_sim(bool guard, int nlight, __u64 *share)
 				light += slice;
 			if (guard && t - scan[c] >= CS_TASK_SCAN_NS) {
 				scan[c] = t;
-				next = tf_overdue(vt, enq, queued, n, clock, t);
+				next = tf_overdue(vt, enq, queued, n, clock, t,
+						  false);
 				rescued = next >= 0;
 				if (rescued)
 					vt[next] = cs_rescued_task_vtime(clock,
@@ -2037,6 +2047,56 @@ static bool test_policy_task_floor(void)
 	CHECK(edge <= bound + looks + 5,
 	      "with %d weight-1 tasks one waited %llu ms", CS_TASK_TAIL,
 	      (unsigned long long)edge);
+	return true;
+}
+
+/*
+ * A cookie whose turns are rare (closed.sh's t_a at cpu.weight 1 beside
+ * 10000: about a slice a second, on the one CPU it may use), nine tasks
+ * at weight 8668: eight children queued at the clock less a slice
+ * (cs_clamp_vtime) and their parent P at the clock, with no debt. By
+ * vtime P runs once the children's runs pass it, 86 slices each: 688
+ * turns. The walk over indebted tasks alone (@indebted_only) never
+ * reaches P; the walk over the tail rescues it. Returns P's wait for its
+ * first run in ms, at most 600 s.
+ */
+static __u64 tf_rare(bool indebted_only)
+{
+	const __u64 ms = 1000000, slice = 5 * ms, turn = 1000 * ms;
+	enum { KIDS = 8, P = KIDS, N = KIDS + 1 };
+	__u64 vt[N], enq[N] = { 0 }, clock = 100 * slice, t;
+	bool queued[N];
+	int i, next;
+
+	for (i = 0; i < N; i++) {
+		vt[i] = i == P ? clock : clock - slice;
+		queued[i] = true;
+	}
+	for (t = turn; t < 600000 * ms; t += turn) {
+		next = tf_overdue(vt, enq, queued, N, clock, t, indebted_only);
+		if (next >= 0)
+			vt[next] = cs_rescued_task_vtime(clock, slice);
+		for (next = -1, i = 0; i < N; i++)
+			if (next < 0 || vt[i] < vt[next])
+				next = i;
+		if (next == P)
+			return t / ms;
+		vt[next] = cs_clamp_vtime(vt[next] + cs_scale(slice, 8668),
+					  clock, slice);
+		enq[next] = t;
+	}
+	return 600000;
+}
+
+static bool test_policy_task_floor_rare_turns(void)
+{
+	__u64 before = tf_rare(true), now = tf_rare(false);
+
+	CHECK(before > 30000, "P waited %llu ms with the indebted-only walk",
+	      (unsigned long long)before);
+	/* A second to fall due, then the next turn: the look rescues it. */
+	CHECK(now <= 2 * 1000 + 5, "P waited %llu ms with the guard",
+	      (unsigned long long)now);
 	return true;
 }
 
@@ -2271,6 +2331,7 @@ int main(void)
 	RUN(policy_rescue_round);
 	RUN(policy_weight_floor);
 	RUN(policy_task_floor);
+	RUN(policy_task_floor_rare_turns);
 	RUN(task_cookie_no_digit_runs);
 	RUN(task_cookie_unique);
 	RUN(task_cookie_limit);
