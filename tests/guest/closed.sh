@@ -218,13 +218,18 @@ else
 				blocked_tasks "$sig"
 			) &
 			watch=$!
+			sysread t_stop /proc/uptime
 			kill -$sig $SCHED_PID
 			wait $SCHED_PID 2>/dev/null
 			SCHED_PID=
 			poll 20 sched_is disabled
 			poll 20 smt_is off
+			sysread t_off /proc/uptime
 			kill $watch 2>/dev/null
 			wait $watch 2>/dev/null
+			t_stop=${t_stop%% *} t_off=${t_off%% *}
+			cs=$((10#${t_off/./} - 10#${t_stop/./})) # centiseconds
+			info "closed stranded ($sig): SMT off $((cs / 100)).$((cs / 10 % 10))$((cs % 10)) s after the stop (seen by the test)"
 			stop_bg
 			end_observer "$TMP/s.obs"
 			info "closed stranded ($sig): overlap_ns=$OBS_OV switches=$OBS_SW (try $try); the loader said: $(grep -aE 'drain' "$TMP/sched.err" | tr '\n' ';')"
