@@ -504,23 +504,18 @@ static void pin_requeue(struct task_struct *p, struct task_ctx *tctx, u16 slot,
 		pin_uncount(old, false);
 }
 
-static bool rq_online(s32 cpu); /* place.bpf.h */
 static bool scx_online(s32 cpu); /* place.bpf.h */
 
 /*
  * Has a bound untagged task waited on @cpu past the guard? Not while
- * @cpu is offline for sched_ext (no dispatch there would take it). A
- * draining CPU counts: it dispatches its own kthreads, among them the
- * hotplug thread (cpuhp/N) that SMT off waits for; without the guard,
- * each of its runs waited for the sibling to leave a tenant's cookie
- * (strict mode, kernel threads untagged), and beside one of cpu.weight
- * 10000 SMT off took over 10 s (tests/guest/closed.sh).
+ * @cpu is offline for sched_ext or draining (it runs only its own
+ * kthreads then): its siblings would run nothing else meanwhile.
  */
 static bool pin_overdue(s32 cpu, u64 now)
 {
 	struct cs_pin *pin = pin_of(cpu);
 
-	return *(volatile s32 *)&pin->nr > 0 && rq_online(cpu) &&
+	return *(volatile s32 *)&pin->nr > 0 && scx_online(cpu) &&
 	       cs_rescue_due(now, pin->since, CS_UNTAGGED_MAX_WAIT_NS);
 }
 
