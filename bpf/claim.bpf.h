@@ -380,9 +380,11 @@ __attribute__((noinline)) int move_local_first(s32 cpu, u32 slot)
 			 * waited there): no bend, the consume below takes it
 			 * from whichever runqueue it waits on. Bent past, it
 			 * would wait while this runqueue's tasks of its cookie
-			 * each run up to a slice of vtime.
+			 * each run up to a slice of vtime. Not one that cannot
+			 * leave its CPU (migrate_disable): its CPU takes it.
 			 */
-			if (task_overdue_now(p))
+			if (task_overdue_now(p) && (!p->migration_disabled ||
+						    scx_bpf_task_cpu(p) == cpu))
 				break;
 		}
 		if (p->scx.dsq_vtime > head_vt + slice_ns)

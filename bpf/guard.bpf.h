@@ -310,24 +310,24 @@ __attribute__((noinline)) int cookie_guard(s32 cpu, u64 now)
  */
 
 /*
- * Walk @it (reverse, over a queue whose clock is @clock) across the last
- * CS_TASK_TAIL tasks: the one that can run on @cpu and waited longest
- * past CS_TASK_MAX_WAIT_NS, or NULL. Not only indebted ones: in a cookie
- * whose turns are rare, a task with no debt waits behind tasks queued
- * after it at the clock less a slice (cs_clamp_vtime) until their runs
- * pass it, a slice of vtime each, minutes at weight 8668 (closed.sh: a
- * stress-ng parent of a cpu.weight 1 cgroup behind its 8 children, unrun
- * for 33-45 s until the kernel's watchdog ejected the scheduler). Tasks
- * at or below a rescued task's vtime are passed over: a re-queue would
- * not move them ahead. The walk is counted by a bpf_for() (see
- * move_pinned).
+ * Walk @it (reverse, over a queue whose clock is @clock) across the
+ * indebted tasks at the tail and the first task past them with no debt,
+ * CS_TASK_TAIL at most: the one that can run on @cpu and waited longest
+ * past CS_TASK_MAX_WAIT_NS, or NULL. That last one: in a cookie whose
+ * turns are rare, a task with no debt waits behind tasks queued after it
+ * at the clock less a slice (cs_clamp_vtime) until their runs pass it, a
+ * slice of vtime each, minutes at weight 8668 (closed.sh: a stress-ng
+ * parent of a cpu.weight 1 cgroup behind its 8 children, unrun for 33-45
+ * s until the kernel's watchdog ejected the scheduler). Tasks at or ahead
+ * of a rescued task's place are passed over (cs_task_rescuable). Each
+ * step takes the queue's lock: the walk stops where the old one did, one
+ * step later. Counted by a bpf_for() (see move_pinned).
  */
 static __always_inline struct task_struct *
 tail_overdue(struct bpf_iter_scx_dsq *it, s32 cpu, u64 clock)
 {
 	struct task_struct *p, *found = NULL;
-	u64 now = bpf_ktime_get_ns(), oldest = now;
-	u64 floor = cs_rescued_task_vtime(clock, slice_ns);
+	u64 now = bpf_ktime_get_ns(), oldest = now, vt;
 	struct task_ctx *tctx;
 	int n;
 
@@ -335,14 +335,17 @@ tail_overdue(struct bpf_iter_scx_dsq *it, s32 cpu, u64 clock)
 		p = bpf_iter_scx_dsq_next(it);
 		if (!p)
 			break;
+		vt = p->scx.dsq_vtime;
 		tctx = task_ctx(p);
-		if (!tctx || p->scx.dsq_vtime <= floor ||
-		    !bpf_cpumask_test_cpu(cpu, p->cpus_ptr) || !tctx->enq_at ||
-		    tctx->enq_at >= oldest ||
-		    !cs_rescue_due(now, tctx->enq_at, CS_TASK_MAX_WAIT_NS))
-			continue;
-		oldest = tctx->enq_at;
-		found = p;
+		if (tctx && cs_task_rescuable(vt, clock, slice_ns) &&
+		    bpf_cpumask_test_cpu(cpu, p->cpus_ptr) && tctx->enq_at &&
+		    tctx->enq_at < oldest &&
+		    cs_rescue_due(now, tctx->enq_at, CS_TASK_MAX_WAIT_NS)) {
+			oldest = tctx->enq_at;
+			found = p;
+		}
+		if (!cs_task_indebted(vt, clock, slice_ns))
+			break;
 	}
 	return found;
 }
@@ -414,12 +417,20 @@ static bool task_guard(s32 cpu, u16 slot, u64 now)
 	struct cs_cpu_stat *st = cpu_stat(cpu);
 	u32 q;
 
-	if (!vtime_ordered(slot) || now - st->task_scan_at < CS_TASK_SCAN_NS)
+	/*
+	 * Once per CS_TASK_SCAN_NS, and at the first tick of each cookie's
+	 * run here: a cookie whose runs are rare (a tick or two a second)
+	 * would otherwise seldom meet a look, the CPU's last one being of
+	 * the cookie it ran before.
+	 */
+	if (!vtime_ordered(slot) || (st->task_scan_slot == slot + 1 &&
+				     now - st->task_scan_at < CS_TASK_SCAN_NS))
 		return false;
 	q = st->task_looks++ % slot_nq(slot);
 	if (cs_nr_queued(dsq_at(slot, q)) <= 0)
 		return false;
 	st->task_scan_at = now;
+	st->task_scan_slot = slot + 1;
 	if (!task_overdue(cpu, slot, q))
 		return false;
 	st->rescue = (slot + 1) | q << 16;

@@ -1028,6 +1028,16 @@ static inline __u64 cs_rescued_task_vtime(__u64 clock, __u64 slice)
 	return clock > slice ? clock - slice - 1 : 0;
 }
 
+/*
+ * May the task guard's walk rescue a task at vtime @vt: is it behind a
+ * rescued task's place? One there or ahead would not move ahead by a
+ * re-queue.
+ */
+static inline bool cs_task_rescuable(__u64 vt, __u64 clock, __u64 slice)
+{
+	return vt > cs_rescued_task_vtime(clock, slice);
+}
+
 /* Has work queued since @since (or run last then) waited past @max_wait? */
 static inline bool cs_rescue_due(__u64 now, __u64 since, __u64 max_wait)
 {

@@ -66,6 +66,7 @@ struct cs_cpu_stat {
 	 * commit (intrude); 0 if none
 	 */
 	__u32 kept;
+	__u32 task_scan_slot; /* internal: 1 + the slot of the last look */
 } __attribute__((aligned(64)));
 
 struct cs_slot_stat {

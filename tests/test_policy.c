@@ -1932,9 +1932,10 @@ static bool test_policy_weight_floor(void)
 
 /*
  * The guard's walk (tail_overdue in bpf/guard.bpf.h): from the tail over
- * CS_TASK_TAIL tasks, passing over those at or below a rescued task's
- * vtime; with @indebted_only, the walk before, which stopped at the first
- * task not in debt.
+ * the indebted tasks and the first one past them without debt,
+ * CS_TASK_TAIL at most, passing over those a rescue would not move ahead
+ * (cs_task_rescuable); with @indebted_only, the walk before, which
+ * stopped at the first task not in debt without looking at it.
  */
 static int tf_overdue(const __u64 *vt, const __u64 *enq, const bool *queued,
 		      int n, __u64 clock, __u64 now, bool indebted_only)
@@ -1954,11 +1955,12 @@ static int tf_overdue(const __u64 *vt, const __u64 *enq, const bool *queued,
 				 !cs_task_indebted(vt[last], clock, slice)))
 			break;
 		seen[last] = true;
-		if (vt[last] <= cs_rescued_task_vtime(clock, slice))
-			continue;
-		if (cs_rescue_due(now, enq[last], CS_TASK_MAX_WAIT_NS) &&
+		if (cs_task_rescuable(vt[last], clock, slice) &&
+		    cs_rescue_due(now, enq[last], CS_TASK_MAX_WAIT_NS) &&
 		    (found < 0 || enq[last] < enq[found]))
 			found = last;
+		if (!cs_task_indebted(vt[last], clock, slice))
+			break;
 	}
 	return found;
 }
@@ -2097,6 +2099,27 @@ static bool test_policy_task_floor_rare_turns(void)
 	/* A second to fall due, then the next turn: the look rescues it. */
 	CHECK(now <= 2 * 1000 + 5, "P waited %llu ms with the guard",
 	      (unsigned long long)now);
+	return true;
+}
+
+/* The walk's two rules beside the rescue's bound, on one queue. */
+static bool test_policy_task_walk(void)
+{
+	const __u64 s = 5000000, clock = 100 * s;
+	const __u64 now = 10ULL * 1000 * 1000 * 1000;
+	__u64 vt[TF_MAX] = { cs_rescued_task_vtime(clock, s), clock };
+	__u64 enq[TF_MAX] = { 1, 2 };
+	bool q[TF_MAX] = { true, true };
+
+	/* A rescued task not run yet is not rescued again (no slice ends)... */
+	CHECK(tf_overdue(vt, enq, q, 1, clock, now, false) == -1,
+	      "a rescued task found overdue again");
+	/* ...the one behind it, overdue with no debt, is... */
+	CHECK(tf_overdue(vt, enq, q, 2, clock, now, false) == 1,
+	      "the tail's overdue task without debt not found");
+	/* ...where the walk over indebted tasks alone stopped short. */
+	CHECK(tf_overdue(vt, enq, q, 2, clock, now, true) == -1,
+	      "the indebted-only walk found a task without debt");
 	return true;
 }
 
@@ -2332,6 +2355,7 @@ int main(void)
 	RUN(policy_weight_floor);
 	RUN(policy_task_floor);
 	RUN(policy_task_floor_rare_turns);
+	RUN(policy_task_walk);
 	RUN(task_cookie_no_digit_runs);
 	RUN(task_cookie_unique);
 	RUN(task_cookie_limit);
