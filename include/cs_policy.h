@@ -213,7 +213,7 @@ struct cs_pcpu_s64 {
  */
 struct cs_pin {
 	__s32 nr;
-	__u32 pad0;
+	__s32 nr_kt; /* of nr, kernel threads */
 	__u64 since; /* the first was queued with none before, or one ran */
 	__u64 pad[6];
 } __attribute__((aligned(64)));
