@@ -300,7 +300,7 @@ __attribute__((noinline)) int cookie_guard(s32 cpu, u64 now)
  * ms of vtime; the spinners, charged 58 us a slice at half a CPU each,
  * reach it 86 s later. One second after T was queued, the next look of
  * CPU 2's tick (at most every CS_TASK_SCAN_NS, from the queue's tail over
- * CS_TASK_TAIL tasks at most) finds it overdue: the
+ * the indebted tasks and one past them) finds it overdue: the
  * tick ends the slice of the spinner there and notes the slot
  * (cpu_stat.rescue); the dispatch that follows re-queues T at A's clock
  * less a slice, ahead of every spinner, and (A still most deserving)
