@@ -300,7 +300,7 @@ __attribute__((noinline)) int cookie_guard(s32 cpu, u64 now)
  * ms of vtime; the spinners, charged 58 us a slice at half a CPU each,
  * reach it 86 s later. One second after T was queued, the next look of
  * CPU 2's tick (at most every CS_TASK_SCAN_NS, from the queue's tail over
- * the indebted tasks and one past them) finds it overdue: the
+ * CS_TASK_TAIL tasks at most) finds it overdue: the
  * tick ends the slice of the spinner there and notes the slot
  * (cpu_stat.rescue); the dispatch that follows re-queues T at A's clock
  * less a slice, ahead of every spinner, and (A still most deserving)
@@ -312,24 +312,27 @@ __attribute__((noinline)) int cookie_guard(s32 cpu, u64 now)
  */
 
 /*
- * Walk @it (reverse, over a queue whose clock is @clock) across the
- * indebted tasks at the tail and the first task past them with no debt,
- * CS_TASK_TAIL at most: the one that can run on @cpu and waited longest
- * past CS_TASK_MAX_WAIT_NS, or NULL. That last one: in a cookie whose
- * turns are rare, a task with no debt waits behind tasks queued after it
- * at the clock less a slice (cs_clamp_vtime) until their runs pass it, a
- * slice of vtime each, minutes at weight 8668 (closed.sh: a stress-ng
- * parent of a cpu.weight 1 cgroup behind its 8 children, unrun for 33-45
- * s until the kernel's watchdog ejected the scheduler). Tasks at or ahead
- * of a rescued task's place are passed over (cs_task_rescuable). Each
- * step takes the queue's lock: the walk stops where the old one did, one
- * step later. Counted by a bpf_for() (see move_pinned).
+ * Walk @it (reverse, over a queue whose clock is @clock) across its last
+ * CS_TASK_TAIL tasks, in debt or not: the one that can run on @cpu and
+ * waited longest past CS_TASK_MAX_WAIT_NS, or NULL. Not only the
+ * indebted ones: in a cookie whose turns are rare, a task with no debt
+ * waits behind tasks queued after it at the clock less a slice
+ * (cs_clamp_vtime) until their runs pass it, a slice of vtime each,
+ * minutes at weight 8668 (closed.sh: a stress-ng parent of a cpu.weight
+ * 1 cgroup behind its 8 children, unrun for 33-45 s until the kernel's
+ * watchdog ejected the scheduler). Nor the indebted ones and the first
+ * past them: that one is mostly the task that ran last, and rescuing it
+ * at each turn left the ones in the middle unrun for minutes (a host
+ * model of 9 tasks and a turn a second: 445-600 s, against 9 s walking
+ * all). Tasks at or ahead of a rescued task's place are passed over
+ * (cs_task_rescuable). Each step takes the queue's lock. Counted by a
+ * bpf_for() (see move_pinned).
  */
 static __always_inline struct task_struct *
 tail_overdue(struct bpf_iter_scx_dsq *it, s32 cpu, u64 clock)
 {
 	struct task_struct *p, *found = NULL;
-	u64 now = bpf_ktime_get_ns(), oldest = now, vt;
+	u64 now = bpf_ktime_get_ns(), oldest = now;
 	struct task_ctx *tctx;
 	int n;
 
@@ -337,17 +340,15 @@ tail_overdue(struct bpf_iter_scx_dsq *it, s32 cpu, u64 clock)
 		p = bpf_iter_scx_dsq_next(it);
 		if (!p)
 			break;
-		vt = p->scx.dsq_vtime;
 		tctx = task_ctx(p);
-		if (tctx && cs_task_rescuable(vt, clock, slice_ns) &&
+		if (tctx &&
+		    cs_task_rescuable(p->scx.dsq_vtime, clock, slice_ns) &&
 		    bpf_cpumask_test_cpu(cpu, p->cpus_ptr) && tctx->enq_at &&
 		    tctx->enq_at < oldest &&
 		    cs_rescue_due(now, tctx->enq_at, CS_TASK_MAX_WAIT_NS)) {
 			oldest = tctx->enq_at;
 			found = p;
 		}
-		if (!cs_task_indebted(vt, clock, slice_ns))
-			break;
 	}
 	return found;
 }

@@ -995,19 +995,17 @@ static inline __u64 cs_wake_vtime(__u64 vt, __u64 vnow, __u64 vseen,
  * the kernel's watchdog (30 s) ejects the scheduler, and the cookie
  * guard does not help, as the cookie itself runs. So each CPU's tick, at
  * most once per CS_TASK_SCAN_NS, walks the queue of the cookie it runs
- * from its tail over the indebted tasks and the first one past them
- * with no debt (one behind tasks queued after it at the clock less a
- * slice waits until their runs pass it, minutes for a cookie with rare
- * turns), CS_TASK_TAIL at most; the one that waited longest past
- * CS_TASK_MAX_WAIT_NS and can run there
+ * from its tail over CS_TASK_TAIL tasks at most, in debt or not (one
+ * with no debt behind tasks queued after it at the clock less a slice
+ * waits until their runs pass it, minutes for a cookie with rare turns);
+ * the one that waited longest past CS_TASK_MAX_WAIT_NS and can run there
  * ends the slice, and the dispatch that follows re-queues it at the head
  * of its queue, its debt dropped (cs_rescued_task_vtime). Its next slice
  * puts it back at the tail, behind the ones still waiting (their debt is
  * older: they sit nearer the head), so the walk must pass over it: up to
- * CS_TASK_TAIL indebted tasks in a queue, and the first without debt,
- * each wait at most about a second, plus a look per rescue due and a
- * slice; past that, the ones nearest the head are out of reach (README,
- * Fairness, Task floor).
+ * CS_TASK_TAIL tasks at a queue's tail each wait at most about a second,
+ * plus a look per rescue due and a slice; the ones nearer the head wait
+ * in vtime order (README, Fairness, Task floor).
  */
 #define CS_TASK_MAX_WAIT_NS (1000ULL * 1000 * 1000)
 #define CS_TASK_SCAN_NS (50ULL * 1000 * 1000)

@@ -1932,10 +1932,10 @@ static bool test_policy_weight_floor(void)
 
 /*
  * The guard's walk (tail_overdue in bpf/guard.bpf.h): from the tail over
- * the indebted tasks and the first one past them without debt,
- * CS_TASK_TAIL at most, passing over those a rescue would not move ahead
- * (cs_task_rescuable); with @indebted_only, the walk before, which
- * stopped at the first task not in debt without looking at it.
+ * CS_TASK_TAIL tasks, in debt or not, passing over those a rescue would
+ * not move ahead (cs_task_rescuable); with @indebted_only, the walk
+ * before, which stopped at the first task not in debt without looking
+ * at it.
  */
 static int tf_overdue(const __u64 *vt, const __u64 *enq, const bool *queued,
 		      int n, __u64 clock, __u64 now, bool indebted_only)
@@ -1959,8 +1959,6 @@ static int tf_overdue(const __u64 *vt, const __u64 *enq, const bool *queued,
 		    cs_rescue_due(now, enq[last], CS_TASK_MAX_WAIT_NS) &&
 		    (found < 0 || enq[last] < enq[found]))
 			found = last;
-		if (!cs_task_indebted(vt[last], clock, slice))
-			break;
 	}
 	return found;
 }
@@ -2090,8 +2088,61 @@ static __u64 tf_rare(bool indebted_only)
 	return 600000;
 }
 
+/*
+ * The same cookie in its steady state: each turn (a second apart) runs
+ * the task first in vtime for a tick (1 ms, 11.5 us of vtime at weight
+ * 8668), after the look. Returns the longest any task went unrun over
+ * 600 s, in ms. The walk over the tail alone would rescue the task that
+ * ran last at each turn (it is the tail, and fell due a second after its
+ * run) and leave the ones in the middle unrun; the walk over all the
+ * tail's tasks takes the one that waited longest.
+ */
+static __u64 tf_steady(bool indebted_only)
+{
+	const __u64 ms = 1000000, slice = 5 * ms, turn = 1000 * ms;
+	enum { N = 9 };
+	__u64 vt[N], enq[N] = { 0 }, ran[N] = { 0 }, clock = 100 * slice;
+	__u64 t, worst = 0;
+	bool queued[N];
+	int i, next;
+
+	for (i = 0; i < N; i++) {
+		vt[i] = i == N - 1 ? clock : clock - slice;
+		queued[i] = true;
+	}
+	for (t = turn; t < 600000 * ms; t += turn) {
+		next = tf_overdue(vt, enq, queued, N, clock, t, indebted_only);
+		if (next >= 0)
+			vt[next] = cs_rescued_task_vtime(clock, slice);
+		for (next = -1, i = 0; i < N; i++)
+			if (next < 0 || vt[i] < vt[next])
+				next = i;
+		if (vt[next] > clock)
+			clock = vt[next];
+		if (t - ran[next] > worst)
+			worst = t - ran[next];
+		ran[next] = t;
+		vt[next] = cs_clamp_vtime(vt[next] + cs_scale(ms, 8668), clock,
+					  slice);
+		enq[next] = t;
+	}
+	for (i = 0; i < N; i++)
+		if (t - ran[i] > worst)
+			worst = t - ran[i];
+	return worst / ms;
+}
+
 static bool test_policy_task_floor_rare_turns(void)
 {
+	__u64 steady = tf_steady(false), steady_before = tf_steady(true);
+
+	/* Nine tasks, a turn a second: each runs about every 9 turns. */
+	CHECK(steady <= 9 * 1000 + 2 * 1000,
+	      "a task went unrun %llu ms in the steady state",
+	      (unsigned long long)steady);
+	CHECK(steady_before > 30000,
+	      "a task went unrun %llu ms with the indebted-only walk",
+	      (unsigned long long)steady_before);
 	__u64 before = tf_rare(true), now = tf_rare(false);
 
 	CHECK(before > 30000, "P waited %llu ms with the indebted-only walk",
