@@ -247,7 +247,10 @@ else
 			kill -$sig $SCHED_PID
 			wait $SCHED_PID 2>/dev/null
 			SCHED_PID=
-			poll 20 sched_is disabled
+			# The guard lets the scheduler go once SMT is off, which
+			# beside t_a took up to 75 s (README, Fail closed): wait
+			# that long and more before calling it a failure.
+			poll 120 sched_is disabled
 			poll 20 smt_is off
 			sysread t_off /proc/uptime
 			kill $watch 2>/dev/null
