@@ -2051,6 +2051,24 @@ static bool test_policy_task_floor(void)
 }
 
 /*
+ * One turn of a cookie with rare turns (tf_rare, tf_steady): the guard's
+ * look and its rescue, then the task first in vtime, which runs.
+ */
+static int tf_turn(__u64 *vt, const __u64 *enq, const bool *queued, int n,
+		   __u64 clock, __u64 now, bool indebted_only)
+{
+	const __u64 slice = 5000000;
+	int i, next = tf_overdue(vt, enq, queued, n, clock, now, indebted_only);
+
+	if (next >= 0)
+		vt[next] = cs_rescued_task_vtime(clock, slice);
+	for (next = -1, i = 0; i < n; i++)
+		if (next < 0 || vt[i] < vt[next])
+			next = i;
+	return next;
+}
+
+/*
  * A cookie whose turns are rare (closed.sh's t_a at cpu.weight 1 beside
  * 10000: about a slice a second, on the one CPU it may use), nine tasks
  * at weight 8668: eight children queued at the clock less a slice
@@ -2073,12 +2091,7 @@ static __u64 tf_rare(bool indebted_only)
 		queued[i] = true;
 	}
 	for (t = turn; t < 600000 * ms; t += turn) {
-		next = tf_overdue(vt, enq, queued, N, clock, t, indebted_only);
-		if (next >= 0)
-			vt[next] = cs_rescued_task_vtime(clock, slice);
-		for (next = -1, i = 0; i < N; i++)
-			if (next < 0 || vt[i] < vt[next])
-				next = i;
+		next = tf_turn(vt, enq, queued, N, clock, t, indebted_only);
 		if (next == P)
 			return t / ms;
 		vt[next] = cs_clamp_vtime(vt[next] + cs_scale(slice, 8668),
@@ -2111,12 +2124,7 @@ static __u64 tf_steady(bool indebted_only)
 		queued[i] = true;
 	}
 	for (t = turn; t < 600000 * ms; t += turn) {
-		next = tf_overdue(vt, enq, queued, N, clock, t, indebted_only);
-		if (next >= 0)
-			vt[next] = cs_rescued_task_vtime(clock, slice);
-		for (next = -1, i = 0; i < N; i++)
-			if (next < 0 || vt[i] < vt[next])
-				next = i;
+		next = tf_turn(vt, enq, queued, N, clock, t, indebted_only);
 		if (vt[next] > clock)
 			clock = vt[next];
 		if (t - ran[next] > worst)
