@@ -311,6 +311,22 @@ __attribute__((noinline)) int cookie_guard(s32 cpu, u64 now)
  * other.
  */
 
+/* Has the queued task of @tctx waited past CS_TASK_MAX_WAIT_NS at @now? */
+static bool tctx_overdue(const struct task_ctx *tctx, u64 now)
+{
+	return tctx && tctx->enq_at &&
+	       cs_rescue_due(now, tctx->enq_at, CS_TASK_MAX_WAIT_NS);
+}
+
+/*
+ * Has queued @p waited past CS_TASK_MAX_WAIT_NS? The pick then takes it
+ * in order, not bending to locality (move_local_first).
+ */
+static bool task_overdue_now(struct task_struct *p)
+{
+	return tctx_overdue(task_ctx(p), bpf_ktime_get_ns());
+}
+
 /*
  * Walk @it (reverse, over a queue whose clock is @clock) across its last
  * CS_TASK_TAIL tasks, in debt or not: the one that can run on @cpu and
@@ -341,29 +357,14 @@ tail_overdue(struct bpf_iter_scx_dsq *it, s32 cpu, u64 clock)
 		if (!p)
 			break;
 		tctx = task_ctx(p);
-		if (tctx &&
+		if (tctx_overdue(tctx, now) && tctx->enq_at < oldest &&
 		    cs_task_rescuable(p->scx.dsq_vtime, clock, slice_ns) &&
-		    bpf_cpumask_test_cpu(cpu, p->cpus_ptr) && tctx->enq_at &&
-		    tctx->enq_at < oldest &&
-		    cs_rescue_due(now, tctx->enq_at, CS_TASK_MAX_WAIT_NS)) {
+		    bpf_cpumask_test_cpu(cpu, p->cpus_ptr)) {
 			oldest = tctx->enq_at;
 			found = p;
 		}
 	}
 	return found;
-}
-
-/*
- * Has queued @p waited past CS_TASK_MAX_WAIT_NS? The pick then takes it
- * in order, not bending to locality (move_local_first).
- */
-static bool task_overdue_now(struct task_struct *p)
-{
-	struct task_ctx *tctx = task_ctx(p);
-
-	return tctx && tctx->enq_at &&
-	       cs_rescue_due(bpf_ktime_get_ns(), tctx->enq_at,
-			     CS_TASK_MAX_WAIT_NS);
 }
 
 /* From ops.tick: is a task of queue @q of @slot overdue on @cpu? */
