@@ -149,9 +149,10 @@ static u64 slot_vt(u16 s)
 }
 
 /*
- * Siblings of @cpu's core that may take work: not draining (about to go
- * down, Draining in claim.bpf.h) nor fenced. @cpu itself always counts
- * (it is dispatching: a draining CPU does not get here).
+ * Siblings of @cpu's core that may take any work: not draining (about to
+ * go down, Draining in claim.bpf.h; draining() covers fenced CPUs too).
+ * @cpu itself always counts: it is dispatching, or (a draining CPU) its
+ * tick runs one of its bound kthreads.
  */
 static u32 sibs_live(s32 cpu)
 {
@@ -170,31 +171,34 @@ static u32 sibs_live(s32 cpu)
 /*
  * Siblings of @cpu's core (bit i: sibling i) on which one of the first
  * CS_PEEK_TASKS queued tasks of queue @dsq may run (affinity); 0 if none.
- * A draining sibling is not counted: a cookie whose tasks may run only
- * there would win the core, and the core would idle for it (2x2, SMT
- * going off, t_a allowed CPUs 1 and 2: core {0, 1} took t_a's turn, CPU 0
- * could not run it and CPU 1 ran nothing but kthreads, while CPU 2 could).
+ * A draining sibling counts only for a kthread bound to it (what its
+ * dispatch runs: cpuhp/N, its kworkers), not for other tasks: a cookie
+ * whose tasks may run only there would win the core, and the core would
+ * idle for it (2x2, SMT going off, t_a allowed CPUs 1 and 2: core {0, 1}
+ * took t_a's turn, CPU 0 could not run it and CPU 1 ran nothing but
+ * kthreads, while CPU 2 could).
  */
 __attribute__((noinline)) u32 queue_can_run(s32 cpu, u64 dsq)
 {
 	struct bpf_iter_scx_dsq it;
 	struct task_struct *p;
 	int nr = nr_sibs(cpu), n = 0, i;
-	u32 all, found = 0;
+	u32 all = (1U << nr) - 1, live, found = 0;
 
 	if (cs_nr_queued(dsq) <= 0)
 		return 0;
-	all = sibs_live(cpu);
+	live = sibs_live(cpu);
 	bpf_iter_scx_dsq_new(&it, dsq, 0);
 	while ((p = bpf_iter_scx_dsq_next(&it))) {
 		if ((u32)p->nr_cpus_allowed >= nr_cpus) {
-			found = all;
+			found |= live;
 		} else {
 			cs_for_each_sib(i) {
 				s32 c = sib_cpu(cpu, i);
 
-				if (i < nr && c >= 0 && (all & (1U << i)) &&
-				    bpf_cpumask_test_cpu(c, p->cpus_ptr))
+				if (i < nr && c >= 0 &&
+				    bpf_cpumask_test_cpu(c, p->cpus_ptr) &&
+				    ((live & (1U << i)) || bound_kthread(p, c)))
 					found |= 1U << i;
 			}
 		}
@@ -212,7 +216,7 @@ __attribute__((noinline)) u32 queue_can_run(s32 cpu, u64 dsq)
 __attribute__((noinline)) u32 core_can_run(s32 cpu, u32 slot)
 {
 	u32 own = llcq_of(slot, cpu), nq = slot_nq(slot), k, found;
-	u32 all = sibs_live(cpu);
+	u32 all = (1U << nr_sibs(cpu)) - 1;
 
 	if (slot > CS_SLOT_EXCL)
 		return 0;
