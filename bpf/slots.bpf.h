@@ -31,6 +31,16 @@ u64 slot_vtime[CS_SLOT_TBL]; /* the cookie's weighted core time */
 u64 slot_tvnow[CS_SLOT_TBL]; /* task vtime clock inside the cookie */
 u64 slot_wsum[CS_SLOT_TBL]; /* sum of its runnable tasks' weights (not 0's) */
 u64 wsum0_sum, wsum0_at; /* untagged_weight(): the last sum, and when */
+/*
+ * Set by the loader (src/cs_drain.c) when the siblings start to drain
+ * before SMT goes off: from then on every tagged cookie is charged at
+ * weight 100. The stop ends the scheduler anyway, and until SMT is off a
+ * cookie of tiny weight, kept to rare turns, holds the hotplug up:
+ * cpuhp/N waits for the mm locks of its tasks (tens of seconds at
+ * cpu.weight 1 beside 10000), and an ejection meanwhile would end
+ * isolation before SMT is off (Fail closed in the README).
+ */
+u8 drain_even;
 /* Untagged runnable weight added on each CPU (minus what left there). */
 struct cs_pcpu_s64 wsum0[CS_MAX_CPUS];
 u64 live_mask[CS_LIVE_TBL]; /* slots with holders (for the statistics) */
@@ -195,9 +205,10 @@ static u64 untagged_weight(void)
 	return wsum0_sum;
 }
 
-/* The weight a cookie is charged against. */
+/* The weight a cookie is charged against (tagged: cs_tagged_weight). */
 static u64 slot_weight(u32 s)
 {
+	bool even = *(volatile u8 *)&drain_even;
 	u64 cookie, id, w0;
 	u32 *w;
 
@@ -211,9 +222,9 @@ static u64 slot_weight(u32 s)
 	if (cookie & CS_COOKIE_CGROUP) {
 		id = cookie & ~CS_COOKIE_CGROUP;
 		w = bpf_map_lookup_elem(&cgrp_weight, &id);
-		return w && *w ? *w : 100;
+		return cs_tagged_weight(w ? *w : 0, even);
 	}
-	return *wsum_of(s) ? *wsum_of(s) : 100;
+	return cs_tagged_weight(*wsum_of(s), even);
 }
 
 /*

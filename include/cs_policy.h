@@ -766,6 +766,19 @@ static inline __u64 cs_scale(__u64 charge, __u64 weight)
 }
 
 /*
+ * The weight a tagged cookie is charged against: its own @w (none known,
+ * 0: 100), or 100 for every tagged cookie once the siblings drain before
+ * SMT goes off (@even: a stop, bpf/slots.bpf.h drain_even). Example,
+ * cpu.weight 1 beside 10000, 5 ms turns by the lower vtime: the first
+ * cookie gets one turn in about 10,000; with @even, one in two, so that
+ * its tasks release the mm locks the hotplug waits for.
+ */
+static inline __u64 cs_tagged_weight(__u64 w, bool even)
+{
+	return even || !w ? 100 : w;
+}
+
+/*
  * Should a core held by a cookie at virtual time @vt_held give way to a
  * cookie waiting at @vt_best? @grace is the hysteresis in vtime units.
  */

@@ -4,7 +4,10 @@
  * bpf/coresched.bpf.c, Draining): the siblings that go down are told to
  * run nothing but their own kernel threads, the tasks waiting on their
  * runqueues are moved to CPUs that stay (bpf/claim.bpf.h, Stranded
- * tasks), and only then does the caller switch SMT off. Run by the
+ * tasks), and only then does the caller switch SMT off. From the start
+ * of the drain every tagged cookie is charged at weight 100
+ * (bpf/slots.bpf.h, drain_even): a cookie of tiny weight would otherwise
+ * hold the hotplug up, its tasks' mm locks awaited by cpuhp/N. Run by the
  * loader before it ends, or by its guard process (src/cs_guard.c) when
  * the loader is gone, through the scheduler's .bss, which both map.
  *
@@ -139,6 +142,8 @@ void cs_drain_siblings(void *arg)
 			"scx_coresched: no core with more than one CPU known: no sibling to drain\n");
 		return;
 	}
+	/* Every tagged cookie at weight 100 until the end (slots.bpf.h). */
+	__atomic_store_n(&bss->drain_even, 1, __ATOMIC_SEQ_CST);
 	bss->evacuated = 0;
 	/*
 	 * First every draining CPU runs nothing but its kthreads; then the

@@ -2161,6 +2161,42 @@ static bool test_policy_task_floor_rare_turns(void)
 	return true;
 }
 
+/*
+ * Two cookies take 5 ms turns on one core by the lower vtime, each turn
+ * charged at cs_tagged_weight(): how many of @turns go to the one of
+ * weight @wa beside @wb, from equal vtimes.
+ */
+static int drain_turns(__u64 wa, __u64 wb, bool even, int turns)
+{
+	const __u64 slice = 5000000;
+	__u64 vt[2] = { 0, 0 }, w[2] = { wa, wb };
+	int t, a = 0;
+
+	for (t = 0; t < turns; t++) {
+		int c = vt[0] <= vt[1] ? 0 : 1;
+
+		vt[c] += cs_scale(slice, cs_tagged_weight(w[c], even));
+		a += !c;
+	}
+	return a;
+}
+
+/* A stop's drain: cpu.weight 1 beside 10000 gets half the turns. */
+static bool test_policy_drain_even(void)
+{
+	int before = drain_turns(1, 10000, false, 2000);
+	int during = drain_turns(1, 10000, true, 2000);
+
+	CHECK(before <= 1, "weight 1 got %d of 2000 turns beside 10000",
+	      before);
+	CHECK(during >= 990 && during <= 1010,
+	      "weight 1 got %d of 2000 turns while draining", during);
+	/* No weight known counts as 100, draining or not. */
+	CHECK(cs_tagged_weight(0, false) == 100, "weight 0 not taken as 100");
+	CHECK(cs_tagged_weight(250, false) == 250, "own weight not kept");
+	return true;
+}
+
 /* The walk's two rules beside the rescue's bound, on one queue. */
 static bool test_policy_task_walk(void)
 {
@@ -2415,6 +2451,7 @@ int main(void)
 	RUN(policy_task_floor);
 	RUN(policy_task_floor_rare_turns);
 	RUN(policy_task_walk);
+	RUN(policy_drain_even);
 	RUN(task_cookie_no_digit_runs);
 	RUN(task_cookie_unique);
 	RUN(task_cookie_limit);
