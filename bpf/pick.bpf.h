@@ -151,8 +151,8 @@ static u64 slot_vt(u16 s)
 /*
  * Siblings of @cpu's core that may take any work: not draining (about to
  * go down, Draining in claim.bpf.h; draining() covers fenced CPUs too).
- * @cpu itself always counts: it is dispatching, or (a draining CPU) its
- * tick runs one of its bound kthreads.
+ * @cpu too is left out if it drains (its tick, running one of its bound
+ * kthreads): a cookie that may run only there must not end that slice.
  */
 static u32 sibs_live(s32 cpu)
 {
@@ -162,7 +162,7 @@ static u32 sibs_live(s32 cpu)
 	cs_for_each_sib(i) {
 		s32 c = sib_cpu(cpu, i);
 
-		if (i < nr && c >= 0 && (c == cpu || !draining(c)))
+		if (i < nr && c >= 0 && !draining(c))
 			live |= 1U << i;
 	}
 	return live;

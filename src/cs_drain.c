@@ -87,7 +87,7 @@ static void say_unmovable(const struct drain_arg *d)
 	count_left(d, d->skel->bss->unmovable, &first, &n);
 	if (n)
 		fprintf(stderr,
-			"scx_coresched: %u tasks waiting on the siblings going down (CPU %d first) may run on no CPU that stays (their affinity): they run there once, beside their siblings' work, as the siblings go down\n",
+			"scx_coresched: %u tasks waiting on the siblings going down (CPU %d first) may run on no CPU that stays (their affinity, or in migrate_disable): they run there once, beside their siblings' work, as the siblings go down\n",
 			n, first);
 }
 
@@ -184,4 +184,5 @@ void cs_drain_siblings(void *arg)
 		fprintf(stderr,
 			"scx_coresched: %d siblings (CPU %d first) still run tasks %d ms after being drained; switching SMT off anyway\n",
 			left, first, CS_DRAIN_WAIT_MS);
+	say_unmovable(d); /* of the last scan, if one ran */
 }

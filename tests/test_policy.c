@@ -2192,7 +2192,9 @@ static bool test_policy_drain_even(void)
 	CHECK(during >= 990 && during <= 1010,
 	      "weight 1 got %d of 2000 turns while draining", during);
 	/* No weight known counts as 100, draining or not. */
-	CHECK(cs_tagged_weight(0, false) == 100, "weight 0 not taken as 100");
+	CHECK(cs_tagged_weight(0, false) == 100 &&
+		      cs_tagged_weight(0, true) == 100,
+	      "weight 0 not taken as 100");
 	CHECK(cs_tagged_weight(250, false) == 250, "own weight not kept");
 	return true;
 }
