@@ -373,15 +373,17 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	 * Nothing else ran here: untagged work, if some waits, before this
 	 * core idles with no tick to look again. A task bound to this CPU
 	 * (passed over because the first tasks of its queue are bound
-	 * elsewhere), or any when the untagged cookie was not tried: the
-	 * cookies tried may have had nothing this CPU could run (their
-	 * tasks taken by other CPUs, still counted queued until they run),
-	 * and an untagged task on this CPU's runqueue then waited for
-	 * whatever woke the CPU next (18 ms on average, 11-16 % of all CPU
-	 * time on bench's pipe row, 2x2). The claim still waits for
-	 * compatible siblings.
+	 * elsewhere); in none mode, any: the cookies tried may have had
+	 * nothing this CPU could run (their tasks taken by other CPUs,
+	 * still counted queued until they run), and an untagged task on
+	 * this CPU's runqueue then waited for whatever woke the CPU next
+	 * (18 ms on average, 10-16 % of all CPU time on bench's pipe row,
+	 * 2x2). Not in strict mode: after a yield of the untagged cookie
+	 * (cands[0] is then none), this claim would take the core back from
+	 * the cookie it was handed to, and two siblings would undo each
+	 * other's handovers at IPI rate. (Fill mode always tries it.)
 	 */
-	if ((pin_of(cpu)->nr > 0 || (cands[0] != 0 && cands[1] != 0 &&
+	if ((pin_of(cpu)->nr > 0 || (mode == CS_MODE_NONE && cands[0] != 0 &&
 				     cands[2] != 0 && slot_waits(0))) &&
 	    try_run(cpu, 0, prev, prev_slot, was) == RUN_OK)
 		return;
