@@ -171,23 +171,22 @@ static u32 sibs_live(s32 cpu)
 /*
  * Siblings of @cpu's core (bit i: sibling i) on which one of the first
  * CS_PEEK_TASKS queued tasks of queue @dsq may run (affinity); 0 if none.
- * A draining sibling counts only for a kthread bound to it (what its
+ * @live: sibs_live(@cpu). A draining sibling counts only for a kthread bound to it (what its
  * dispatch runs: cpuhp/N, its kworkers), not for other tasks: a cookie
  * whose tasks may run only there would win the core, and the core would
  * idle for it (2x2, SMT going off, t_a allowed CPUs 1 and 2: core {0, 1}
  * took t_a's turn, CPU 0 could not run it and CPU 1 ran nothing but
  * kthreads, while CPU 2 could).
  */
-__attribute__((noinline)) u32 queue_can_run(s32 cpu, u64 dsq)
+__attribute__((noinline)) u32 queue_can_run(s32 cpu, u64 dsq, u32 live)
 {
 	struct bpf_iter_scx_dsq it;
 	struct task_struct *p;
 	int nr = nr_sibs(cpu), n = 0, i;
-	u32 all = (1U << nr) - 1, live, found = 0;
+	u32 all = (1U << nr) - 1, found = 0;
 
 	if (cs_nr_queued(dsq) <= 0)
 		return 0;
-	live = sibs_live(cpu);
 	bpf_iter_scx_dsq_new(&it, dsq, 0);
 	while ((p = bpf_iter_scx_dsq_next(&it))) {
 		if ((u32)p->nr_cpus_allowed >= nr_cpus) {
@@ -216,15 +215,16 @@ __attribute__((noinline)) u32 queue_can_run(s32 cpu, u64 dsq)
 __attribute__((noinline)) u32 core_can_run(s32 cpu, u32 slot)
 {
 	u32 own = llcq_of(slot, cpu), nq = slot_nq(slot), k, found;
-	u32 all = (1U << nr_sibs(cpu)) - 1;
+	u32 all = (1U << nr_sibs(cpu)) - 1, live;
 
 	if (slot > CS_SLOT_EXCL)
 		return 0;
-	found = queue_can_run(cpu, dsq_at(slot, own));
+	live = sibs_live(cpu);
+	found = queue_can_run(cpu, dsq_at(slot, own), live);
 	bpf_for(k, 1, nq) {
 		if (found == all)
 			break;
-		found |= queue_can_run(cpu, dsq_turn(slot, own, k));
+		found |= queue_can_run(cpu, dsq_turn(slot, own, k), live);
 	}
 	return found;
 }

@@ -1024,12 +1024,6 @@ static inline __u64 cs_wake_vtime(__u64 vt, __u64 vnow, __u64 vseen,
 #define CS_TASK_SCAN_NS (50ULL * 1000 * 1000)
 #define CS_TASK_TAIL 32
 
-/* Is a task at vtime @vt in debt beyond a slice of its queue's @clock? */
-static inline bool cs_task_indebted(__u64 vt, __u64 clock, __u64 slice)
-{
-	return vt > clock + slice;
-}
-
 /*
  * A rescued task's vtime: its debt dropped, a slice behind its queue's
  * @clock less 1 ns, so ahead of every task queued since (cs_clamp_vtime

@@ -1931,6 +1931,15 @@ static bool test_policy_weight_floor(void)
 #define TF_MAX (TF_HOGS + CS_TASK_TAIL + 8)
 
 /*
+ * The walk before: was a task at vtime @vt in debt beyond a slice of its
+ * queue's @clock (the old walk stopped at the first that was not)?
+ */
+static bool tf_indebted(__u64 vt, __u64 clock, __u64 slice)
+{
+	return vt > clock + slice;
+}
+
+/*
  * The guard's walk (tail_overdue in bpf/guard.bpf.h): from the tail over
  * CS_TASK_TAIL tasks, in debt or not, passing over those a rescue would
  * not move ahead (cs_task_rescuable); with @indebted_only, the walk
@@ -1951,8 +1960,8 @@ static int tf_overdue(const __u64 *vt, const __u64 *enq, const bool *queued,
 			if (queued[i] && !seen[i] &&
 			    (last < 0 || vt[i] > vt[last]))
 				last = i;
-		if (last < 0 || (indebted_only &&
-				 !cs_task_indebted(vt[last], clock, slice)))
+		if (last < 0 ||
+		    (indebted_only && !tf_indebted(vt[last], clock, slice)))
 			break;
 		seen[last] = true;
 		if (cs_task_rescuable(vt[last], clock, slice) &&

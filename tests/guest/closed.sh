@@ -233,7 +233,7 @@ else
 			done
 			[ $pinned = 0 ] || info "closed stranded ($sig): $pinned t_a tasks not allowed CPUs 1-2 after 5 rounds"
 			nap 0.2
-			# SMT off took 3.7 to 75 s here beside t_a (README, Fail
+			# SMT off took 0.3 to 75 s here beside t_a (README, Fail
 			# closed); not off after 10 s, say what the hotplug
 			# waits for (a measurement, not asserted).
 			(
