@@ -21,6 +21,10 @@
 #   ours-strict-g20
 #                ours-strict with the 5 ms slice and a 20 ms grace
 #                (--grace-us 20000): a core changes cookie less often
+#   ours-strict-tk
+#                ours-strict with --trust-kthreads (the observer told
+#                too): kernel threads run beside any cookie, what the
+#                untagged kernel threads' handovers cost
 #   ours-strict-alt
 #                ours-strict run by another build of scx_coresched, the
 #                binary named by SCX_BENCH_ALT (an A/B of two versions in
@@ -34,7 +38,8 @@
 CONFIGS=(default upstream smt-off ours-strict ours-fill)
 # Also known, run when asked for (SCX_BENCH_CONFIGS, bench/throughput):
 # shellcheck disable=SC2034
-EXTRA_CONFIGS=(ours-none empty ours-strict-s20 ours-strict-g20 ours-strict-alt)
+EXTRA_CONFIGS=(ours-none empty ours-strict-s20 ours-strict-g20 ours-strict-tk
+	ours-strict-alt)
 
 # Tenants with a cookie in this run: cgroup path per tenant name, and for
 # upstream the PID whose prctl cookie the tenant's tasks copy.
@@ -52,7 +57,7 @@ AUDIT_OUT=
 # the seconds it spanned (bench/collect.sh).
 cfg_enter() {
 	CFG=$1
-	local run=$2 src=upstream mode=strict tune=()
+	local run=$2 src=upstream mode=strict tune=() trust=()
 	stop_sched || return 1
 	SCHED=$SCHED_MAIN
 	case $CFG in
@@ -64,6 +69,9 @@ cfg_enter() {
 		esac
 		mode=${mode%-*}
 		src=ours ;;
+	ours-*-tk)
+		mode=${CFG#ours-}; mode=${mode%-tk}; src=ours
+		trust=(--trust-kthreads) ;;
 	ours-*-alt)
 		mode=${CFG#ours-}; mode=${mode%-alt}; src=ours
 		SCHED=${SCX_BENCH_ALT:?ours-MODE-alt needs SCX_BENCH_ALT} ;;
@@ -80,12 +88,13 @@ cfg_enter() {
 	if [ "${SCX_BENCH_AUDIT:-1}" = 1 ]; then
 		# Run in every configuration, so that all of them pay its cost.
 		AUDIT_OUT=$run/audit.json
-		observe_bg "$AUDIT_OUT" --source $src --mode "$mode" \
+		observe_bg "$AUDIT_OUT" --source $src --mode "$mode" "${trust[@]}" \
 			--duration 3600 --interval 1 --json || return 1
 		CFG_AUDIT=1
 	fi
 	case $CFG in
-	ours-*) start_sched --mode "$mode" "${tune[@]}" --stats 1 --json ||
+	ours-*) start_sched --mode "$mode" "${tune[@]}" "${trust[@]}" \
+		--stats 1 --json ||
 		return 1 ;;
 	empty) start_empty || return 1 ;;
 	esac
