@@ -67,7 +67,9 @@ __attribute__((noinline)) u32 pick_in_word(u32 k, u64 skips, u32 best, u64 bvt)
 			bvt = v;
 		}
 	}
-	__sync_val_compare_and_swap(qb, w0, cs_qb_refresh(w0, low));
+	/* Written only if it changes: every CPU's picks read this line. */
+	if (cs_qb_refresh(w0, low) != w0)
+		__sync_val_compare_and_swap(qb, w0, cs_qb_refresh(w0, low));
 	return best;
 }
 
@@ -78,8 +80,10 @@ __attribute__((noinline)) u32 pick_in_word(u32 k, u64 skips, u32 best, u64 bvt)
  * The untagged slot is looked at by itself; the tagged ones a word of
  * queued_mask at a time, the word of the lowest bound first, until no
  * bound is below the best vtime found (queue bounds, cs_policy.h). So a
- * dispatch or tick reads CS_LIVE_WORDS bounds per word it looks at, and
- * looks at one or two words of 64 slots when the bounds are fresh, not at
+ * dispatch or tick reads CS_LIVE_WORDS bounds per word it looks at (one
+ * pass finds the lowest bound and the next lowest: when that one is not
+ * below the best found in the lowest's word, no pass follows), and looks
+ * at one or two words of 64 slots when the bounds are fresh, not at
  * every live cookie.
  */
 __attribute__((noinline)) u32 pick_best_slot(u32 skip_a, u32 skip_b, u32 skip_c)
@@ -95,17 +99,14 @@ __attribute__((noinline)) u32 pick_best_slot(u32 skip_a, u32 skip_b, u32 skip_c)
 		bvt = *vtime_of(0);
 	}
 	bpf_for(n, 0, CS_LIVE_WORDS) {
-		u64 low = ~0ULL, b;
+		u64 low = ~0ULL, next = ~0ULL, b;
 		u32 k = CS_LIVE_WORDS;
 
 		bpf_for(j, 0, CS_LIVE_WORDS) {
 			if (looked[(j >> 6) & 1] & (1ULL << (j & 63)))
 				continue;
 			b = cs_qb_bound(queued_bound[j & (CS_LIVE_TBL - 1)]);
-			if (b < low) {
-				low = b;
-				k = j;
-			}
+			cs_qb_rank(b, j, &k, &low, &next);
 		}
 		if (k >= CS_LIVE_WORDS || low >= bvt)
 			break;
@@ -113,6 +114,9 @@ __attribute__((noinline)) u32 pick_best_slot(u32 skip_a, u32 skip_b, u32 skip_c)
 		best = pick_in_word(k, skips, best, bvt);
 		if (best < CS_NR_SLOTS)
 			bvt = *vtime_of(best);
+		/* No other bound of this pass is below it (cs_qb_rank). */
+		if (next >= bvt)
+			break;
 	}
 	if (!skipped(CS_SLOT_EXCL, skips) && cs_nr_queued(DSQ_EXCL) > 0 &&
 	    (best == CS_SLOT_NONE || excl_vt < bvt))

@@ -189,6 +189,27 @@ static inline __u64 cs_qb_refresh(__u64 w, __u64 min)
 }
 
 /*
+ * One bound @b, of word @j, in a pick's pass over the words' bounds: the
+ * lowest so far in *@low (its word in *@k), the next lowest in *@next.
+ * After looking at the lowest's word, a pick whose best vtime is not
+ * above *@next is done: every other word's bound, as this pass read it,
+ * is no lower than that best (bpf/pick.bpf.h, pick_best_slot). Example,
+ * bounds 40, 12, 90 ms: k = 1, low 12, next 40; word 1's best cookie is
+ * at 13 ms, 13 <= 40: done, words 0 and 2 are not read again.
+ */
+static inline void cs_qb_rank(__u64 b, __u32 j, __u32 *k, __u64 *low,
+			      __u64 *next)
+{
+	if (b < *low) {
+		*next = *low;
+		*low = b;
+		*k = j;
+	} else if (b < *next) {
+		*next = b;
+	}
+}
+
+/*
  * One core's state word, alone on its cache line: the siblings of one
  * core write it at every switch, and no other core's CPUs should pay for
  * that.

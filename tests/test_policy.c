@@ -2401,6 +2401,82 @@ static bool test_policy_queue_bound(void)
 	return true;
 }
 
+/*
+ * The pick's word order (pick_best_slot in bpf/pick.bpf.h, with
+ * cs_qb_rank): with every bound a lower bound of its word's vtimes, stale
+ * or exact, the pick finds the lowest vtime of all, and with exact
+ * bounds it looks at one word and reads the bounds once. A model of the
+ * BPF loop over random words: @bound[j] is word j's bound (~0: none
+ * queued), @vt[j][] its slots' vtimes (~0: no slot). Returns the best
+ * vtime; the words looked at and the passes made in *@looks, *@passes.
+ */
+#define QB_WORDS 6
+#define QB_SLOTS 4
+
+static __u64 qb_model_pick(const __u64 bound[QB_WORDS],
+			   const __u64 vt[QB_WORDS][QB_SLOTS], int *looks,
+			   int *passes)
+{
+	__u64 bvt = ~0ULL;
+	unsigned int looked = 0;
+	int n, j, i;
+
+	*looks = *passes = 0;
+	for (n = 0; n < QB_WORDS; n++) {
+		__u64 low = ~0ULL, next = ~0ULL;
+		__u32 k = QB_WORDS;
+
+		(*passes)++;
+		for (j = 0; j < QB_WORDS; j++)
+			if (!(looked & (1U << j)))
+				cs_qb_rank(bound[j], j, &k, &low, &next);
+		if (k >= QB_WORDS || low >= bvt)
+			break;
+		looked |= 1U << k;
+		(*looks)++;
+		for (i = 0; i < QB_SLOTS; i++)
+			if (vt[k][i] < bvt)
+				bvt = vt[k][i];
+		if (next >= bvt)
+			break;
+	}
+	return bvt;
+}
+
+static bool test_policy_pick_order(void)
+{
+	unsigned int seed = 7;
+	int round, j, i, looks, passes;
+
+	for (round = 0; round < 20000; round++) {
+		__u64 bound[QB_WORDS], vt[QB_WORDS][QB_SLOTS], all = ~0ULL;
+		bool exact = round & 1;
+
+		for (j = 0; j < QB_WORDS; j++) {
+			__u64 low = ~0ULL;
+
+			for (i = 0; i < QB_SLOTS; i++) {
+				vt[j][i] = rnd(&seed, 3) ? ~0ULL :
+							   rnd(&seed, 1000);
+				if (vt[j][i] < low)
+					low = vt[j][i];
+			}
+			/* Stale: anything from 0 up to the lowest vtime. */
+			bound[j] = exact || low == ~0ULL || !rnd(&seed, 2) ?
+					   low :
+					   rnd(&seed, (unsigned int)low + 1);
+			if (low < all)
+				all = low;
+		}
+		CHECK_EQ(qb_model_pick(bound, vt, &looks, &passes), all);
+		if (exact && all != ~0ULL) {
+			CHECK_EQ(looks, 1);
+			CHECK_EQ(passes, 1);
+		}
+	}
+	return true;
+}
+
 int main(void)
 {
 	RUN(policy_word_layout);
@@ -2449,6 +2525,7 @@ int main(void)
 	RUN(policy_stall);
 	RUN(policy_low_bit);
 	RUN(policy_queue_bound);
+	RUN(policy_pick_order);
 	RUN(policy_clamp_vtime);
 	RUN(policy_clamp_vtime_no_underflow);
 	RUN(policy_wake_floor);
