@@ -214,32 +214,41 @@ static struct cs_ctl *tag_ctl(void)
  * /t/n1/.../n70 (level 71) looks at levels 71 to 8, finds nothing, and
  * gets CS_COOKIE_LOST; one in an untagged /u/n1/.../n70 does too.
  */
+_Static_assert(__builtin_offsetof(struct cgroup, self) == 0,
+	       "a cgroup's parent css is the parent cgroup itself");
+
 static u64 cgroup_cookie(struct task_struct *p)
 {
-	struct cgroup *cg = BPF_CORE_READ(p, cgroups, dfl_cgrp);
+	struct css_set *cset = p->cgroups;
+	struct cgroup *cg;
 	int level, i;
 
+	/*
+	 * Plain loads, no helper calls (a fault reads 0, as a failed probe
+	 * read does): this runs at every tick, wakeup and dispatch.
+	 */
+	if (!cset)
+		return 0;
+	cg = cset->dfl_cgrp;
 	if (!cg)
 		return 0;
-	level = BPF_CORE_READ(cg, level);
-	if (level > CS_CGRP_LEVEL_MASK) /* ancestors[] past what we index */
+	level = cg->level;
+	if (level > CS_CGRP_LEVEL_MASK) /* unknown at once, as in the audit */
 		return CS_COOKIE_LOST;
 	bpf_for(i, 0, CS_MAX_CGRP_DEPTH) {
-		struct cgroup *anc = NULL;
 		struct cs_tag *tag;
 		u64 id;
 
 		if (level - i < 0)
 			return 0; /* past the root: no tag anywhere above */
-		bpf_probe_read_kernel(&anc, sizeof(anc),
-				      &cg->ancestors[(level - i) &
-						     CS_CGRP_LEVEL_MASK]);
-		if (!anc) /* unreadable: the levels above are unknown */
+		if (!cg) /* unreadable: the levels above are unknown */
 			return CS_COOKIE_LOST;
-		id = BPF_CORE_READ(anc, kn, id);
+		id = cg->kn->id;
 		tag = bpf_map_lookup_elem(&cs_cgrp_tag, &id);
 		if (tag)
 			return tag->cookie;
+		/* Its parent: the parent's self, its first member (below). */
+		cg = bpf_core_cast(cg->self.parent, struct cgroup);
 	}
 	return level < CS_MAX_CGRP_DEPTH ? 0 : CS_COOKIE_LOST;
 }

@@ -22,7 +22,7 @@ static u32 rq_scx_flags(s32 cpu)
 {
 	struct rq *rq = scx_bpf_cpu_rq(cpu);
 
-	return rq ? BPF_CORE_READ(rq, scx.flags) : 0;
+	return rq ? rq->scx.flags : 0; /* a plain load: no helper call */
 }
 
 /* Does sched_ext see @cpu's runqueue online (does it call dispatch there)? */
