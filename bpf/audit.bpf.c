@@ -151,9 +151,10 @@ static __u64 lost_cookie(struct task_struct *p)
 }
 
 /*
- * The nearest tagged cgroup's cookie. This repeats the walk of
- * bpf/cookie.bpf.h on purpose: the audit derives cookies on its own, so a
- * bug in the scheduler's walk cannot hide itself. With --source ours, a
+ * The nearest tagged cgroup's cookie. This repeats the rule of
+ * bpf/cookie.bpf.h on purpose, by other means (ancestors[], where the
+ * scheduler walks up the parents): the audit derives cookies on its own,
+ * so a bug in the scheduler's walk cannot hide itself. With --source ours, a
  * cgroup CS_MAX_CGRP_DEPTH or more levels below the root with no tag in
  * the levels looked at (or past CS_CGRP_LEVEL_MASK) may have a tagged
  * ancestor above them: its trust domain is unknown, so the task gets a

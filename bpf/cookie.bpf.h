@@ -214,6 +214,10 @@ static struct cs_ctl *tag_ctl(void)
  * /t/n1/.../n70 (level 71) looks at levels 71 to 8, finds nothing, and
  * gets CS_COOKIE_LOST; one in an untagged /u/n1/.../n70 does too.
  */
+/*
+ * Checked against the build's vmlinux.h (CO-RE does not move this offset):
+ * self has been struct cgroup's first member since it was added (3.20).
+ */
 _Static_assert(__builtin_offsetof(struct cgroup, self) == 0,
 	       "a cgroup's parent css is the parent cgroup itself");
 
@@ -224,8 +228,10 @@ static u64 cgroup_cookie(struct task_struct *p)
 	int level, i;
 
 	/*
-	 * Plain loads, no helper calls (a fault reads 0, as a failed probe
-	 * read does): this runs at every tick, wakeup and dispatch.
+	 * Loads, no helper calls: this runs at every tick, wakeup and
+	 * dispatch. The task's own fields are trusted (RCU); in the walk up
+	 * (bpf_core_cast: untrusted) a fault reads 0, as a failed probe read
+	 * did.
 	 */
 	if (!cset)
 		return 0;
@@ -247,7 +253,7 @@ static u64 cgroup_cookie(struct task_struct *p)
 		tag = bpf_map_lookup_elem(&cs_cgrp_tag, &id);
 		if (tag)
 			return tag->cookie;
-		/* Its parent: the parent's self, its first member (below). */
+		/* Its parent: the parent's self, its first member (above). */
 		cg = bpf_core_cast(cg->self.parent, struct cgroup);
 	}
 	return level < CS_MAX_CGRP_DEPTH ? 0 : CS_COOKIE_LOST;

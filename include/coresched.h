@@ -50,7 +50,7 @@
  * CS_COOKIE_LOST (runs alone), since a tag may lie above them.
  */
 #define CS_MAX_CGRP_DEPTH 64
-/* Cgroup levels the BPF side indexes (ancestors[]); deeper: CS_COOKIE_LOST */
+/* Cgroup levels the BPF side indexes or walks; deeper: CS_COOKIE_LOST at once */
 #define CS_CGRP_LEVEL_MASK 0xffff
 #define CS_MAX_FORK_ORPHANS 4096 /* children awaiting their cookie */
 #define CS_PID_MAX_LIMIT 4194304 /* the kernel's PID_MAX_LIMIT: tids are below */

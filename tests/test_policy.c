@@ -2405,7 +2405,10 @@ static bool test_policy_queue_bound(void)
  * The pick's word order (pick_best_slot in bpf/pick.bpf.h, with
  * cs_qb_rank): with every bound a lower bound of its word's vtimes, stale
  * or exact, the pick finds the lowest vtime of all, and with exact
- * bounds it looks at one word and reads the bounds once. A model of the
+ * bounds it looks at one word and reads the bounds once (in this model,
+ * which has no rounding: cs_qb_pack's 1.024 us units can make two words
+ * tie and take a second pass). No concurrency: other CPUs' updates during
+ * a pick are the protocol's (cs_policy.h), unchanged by the early stop. A model of the
  * BPF loop over random words: @bound[j] is word j's bound (~0: none
  * queued), @vt[j][] its slots' vtimes (~0: no slot). Returns the best
  * vtime; the words looked at and the passes made in *@looks, *@passes.
@@ -2461,10 +2464,17 @@ static bool test_policy_pick_order(void)
 				if (vt[j][i] < low)
 					low = vt[j][i];
 			}
-			/* Stale: anything from 0 up to the lowest vtime. */
-			bound[j] = exact || low == ~0ULL || !rnd(&seed, 2) ?
-					   low :
-					   rnd(&seed, (unsigned int)low + 1);
+			/*
+			 * Stale: anything from 0 up to the lowest vtime, or,
+			 * for a word with none queued (a bit outliving its
+			 * count), anything at all.
+			 */
+			if (exact || !rnd(&seed, 2))
+				bound[j] = low;
+			else if (low == ~0ULL)
+				bound[j] = rnd(&seed, 1000);
+			else
+				bound[j] = rnd(&seed, (unsigned int)low + 1);
 			if (low < all)
 				all = low;
 		}
