@@ -321,8 +321,7 @@ s32 BPF_STRUCT_OPS(cs_select_cpu, struct task_struct *p, s32 prev_cpu,
 	    cs_next(core_read(cpu), sib_of(cpu)) == slot && scx_online(cpu)) {
 		if (cs_tagged(slot) && cs_nr_queued(SCX_DSQ_LOCAL) == 0 &&
 		    cpu_active_now(cpu)) {
-			/* Its wait starts, for the statistics. */
-			tctx->enq_at = bpf_ktime_get_ns();
+			tctx->enq_at = bpf_ktime_get_ns(); /* its wait, for stats */
 			cs_insert(p, SCX_DSQ_LOCAL, slice_ns, 0);
 		}
 		return cpu;
