@@ -303,29 +303,13 @@ s32 BPF_STRUCT_OPS(cs_select_cpu, struct task_struct *p, s32 prev_cpu,
 	/*
 	 * A synchronous wakeup (the waker is about to sleep, as in a pipe
 	 * ping-pong) from a CPU that holds the wakee's cookie: stay here and
-	 * spare an idle sibling the IPI. A tagged wakee goes straight to this
-	 * CPU's local queue if nothing waits there: no ops.enqueue, dispatch
-	 * or consume. Its claim is this CPU's already, and stays so until it
-	 * runs: only this CPU's dispatch (not called while its local queue
-	 * holds a task), its commit of another task or its cpu_release
-	 * (which re-queues the local tasks through ops.enqueue) change it.
-	 * The CPU must be active too: else the kernel would send the task,
-	 * this insert with it, to a fallback CPU whose claim is another's
-	 * (the answer holds, as interrupts are off until the enqueue).
-	 * Example, pipe pair A/B of cookie 5 on CPU 2 (claim 5): A writes and
-	 * wakes B here, B waits on CPU 2's local queue, A blocks, B runs.
+	 * spare an idle sibling the IPI.
 	 */
 	cpu = bpf_get_smp_processor_id();
 	if ((wake_flags & SCX_WAKE_SYNC) && cpu < CS_MAX_CPUS &&
 	    bpf_cpumask_test_cpu(cpu, p->cpus_ptr) &&
-	    cs_next(core_read(cpu), sib_of(cpu)) == slot && scx_online(cpu)) {
-		if (cs_tagged(slot) && cs_nr_queued(SCX_DSQ_LOCAL) == 0 &&
-		    cpu_active_now(cpu)) {
-			tctx->enq_at = bpf_ktime_get_ns(); /* its wait, for stats */
-			cs_insert(p, SCX_DSQ_LOCAL, slice_ns, 0);
-		}
+	    cs_next(core_read(cpu), sib_of(cpu)) == slot && scx_online(cpu))
 		return cpu;
-	}
 	cpu = pick_cpu(p, prev_cpu, slot);
 	if (cpu >= 0 && scx_bpf_test_and_clear_cpu_idle(cpu))
 		return cpu;
