@@ -203,6 +203,13 @@ static struct cs_ctl *tag_ctl(void)
 }
 
 /*
+ * Checked against the build's vmlinux.h (CO-RE does not move this offset):
+ * self has been struct cgroup's first member since it was added (3.20).
+ */
+_Static_assert(__builtin_offsetof(struct cgroup, self) == 0,
+	       "a cgroup's parent css is the parent cgroup itself");
+
+/*
  * The cookie of the nearest tagged ancestor of @p's cgroup (itself
  * included), or 0 if none is. The walk looks at CS_MAX_CGRP_DEPTH levels
  * at most: a cgroup deeper than that below the root whose nearest levels
@@ -214,13 +221,6 @@ static struct cs_ctl *tag_ctl(void)
  * /t/n1/.../n70 (level 71) looks at levels 71 to 8, finds nothing, and
  * gets CS_COOKIE_LOST; one in an untagged /u/n1/.../n70 does too.
  */
-/*
- * Checked against the build's vmlinux.h (CO-RE does not move this offset):
- * self has been struct cgroup's first member since it was added (3.20).
- */
-_Static_assert(__builtin_offsetof(struct cgroup, self) == 0,
-	       "a cgroup's parent css is the parent cgroup itself");
-
 static u64 cgroup_cookie(struct task_struct *p)
 {
 	struct css_set *cset = p->cgroups;

@@ -2407,11 +2407,12 @@ static bool test_policy_queue_bound(void)
  * or exact, the pick finds the lowest vtime of all, and with exact
  * bounds it looks at one word and reads the bounds once (in this model,
  * which has no rounding: cs_qb_pack's 1.024 us units can make two words
- * tie and take a second pass). No concurrency: other CPUs' updates during
- * a pick are the protocol's (cs_policy.h), unchanged by the early stop. A model of the
- * BPF loop over random words: @bound[j] is word j's bound (~0: none
- * queued), @vt[j][] its slots' vtimes (~0: no slot). Returns the best
- * vtime; the words looked at and the passes made in *@looks, *@passes.
+ * tie and take a second pass). No concurrency: other CPUs' updates
+ * during a pick are the protocol's (cs_policy.h), unchanged by the early
+ * stop. A model of the BPF loop over random words: @bound[j] is word j's
+ * bound (~0: none queued), @vt[j][] its slots' vtimes (~0: no slot).
+ * Returns the best vtime; the words looked at and the passes made in
+ * *@looks, *@passes.
  */
 #define QB_WORDS 6
 #define QB_SLOTS 4
