@@ -175,8 +175,9 @@ static u32 sibs_live(s32 cpu)
 /*
  * Siblings of @cpu's core (bit i: sibling i) on which one of the first
  * CS_PEEK_TASKS queued tasks of queue @dsq may run (affinity); 0 if none.
- * @live: sibs_live(@cpu). A draining sibling counts only for a kthread bound to it (what its
- * dispatch runs: cpuhp/N, its kworkers), not for other tasks: a cookie
+ * @live: sibs_live(@cpu). A draining sibling counts only for a kthread
+ * bound to it (what its dispatch runs: cpuhp/N, its kworkers), not for
+ * other tasks: a cookie
  * whose tasks may run only there would win the core, and the core would
  * idle for it (2x2, SMT going off, t_a allowed CPUs 1 and 2: core {0, 1}
  * took t_a's turn, CPU 0 could not run it and CPU 1 ran nothing but
