@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 #
 # Measurement window of one benchmark run (sourced by bench/guest.sh):
-# snapshots of /proc/stat, of the BPF programs' run_time_ns / run_cnt
+# snapshots of /proc/stat, of each tenant cgroup's CPU time, of the BPF programs' run_time_ns / run_cnt
 # (kernel.bpf_stats_enabled, set by bench/guest.sh) and of scx_coresched's
 # --stats JSON lines, and of the isolation observer's per-second JSON
 # lines, taken when the tenants start and when they are done.
@@ -10,8 +10,15 @@
 # snapshot RUNDIR N: snapshot number N (0: start, 1: end).
 snapshot() {
 	local run=$1 n=$2
+	local t
 	date +%s.%N >"$run/time$n"
 	head -n 1 /proc/stat >"$run/stat$n"
+	# Each tenant's CPU time (its cgroup's usage_usec): what it was given,
+	# apart from what it made of it.
+	for t in "${!TEN_CG[@]}"; do
+		awk '$1 == "usage_usec" { print $2 }' "${TEN_CG[$t]}/cpu.stat" \
+			>"$run/cg.$t.usec$n" 2>/dev/null
+	done
 	if [ -n "$SCHED_PID" ]; then
 		bpftool -j prog show >"$run/bpf$n.json" 2>/dev/null
 		wc -l <"$TMP/sched.out" >"$run/sched$n"

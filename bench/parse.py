@@ -128,7 +128,20 @@ def tenants(run):
         else:
             t["value"] += value
         t["series"] += series
+    for name, t in out.items():
+        t["cpu_s"] = tenant_cpu_s(run, name)
     return out
+
+
+def tenant_cpu_s(run, name):
+    """CPU seconds tenant NAME's cgroup used in the window (usage_usec of
+    its cpu.stat at both snapshots), None if not read."""
+    a, b = (_read(os.path.join(run, "cg.%s.usec%d" % (name, n)))
+            for n in (0, 1))
+    try:
+        return (int(b) - int(a)) / 1e6
+    except (TypeError, ValueError):
+        return None
 
 
 def idle_pct(run):

@@ -118,6 +118,12 @@ def summarize(env, runs):
                         if len(r["tenants"][t]["series"]) >= 2]
                 series = [r["tenants"][t]["series"] for r in rs]
                 extra = [r["tenants"][t]["extra"] for r in rs]
+                cpus = [r["tenants"][t]["cpu_s"] / r["wall_s"] for r in rs
+                        if r["tenants"][t].get("cpu_s") and r["wall_s"]]
+                per_cpu = [r["tenants"][t]["value"] * r["wall_s"] /
+                           r["tenants"][t]["cpu_s"] for r in rs
+                           if r["tenants"][t].get("cpu_s") and r["wall_s"]
+                           and r["tenants"][t]["value"] is not None]
                 tw["configs"][c] = {
                     "value": stats.summary(vals),
                     "ratio": stats.summary(ratios),
@@ -130,6 +136,8 @@ def summarize(env, runs):
                     "seconds": stats.summary([len(s) for s in series]),
                     "series": series,
                     "extra": extra,
+                    "cpus": stats.summary(cpus),
+                    "per_cpu": stats.summary(per_cpu),
                 }
         for c in env["configs"]:
             rs = [r for r in wr if r["config"] == c]
@@ -266,6 +274,24 @@ def report_md(env, res, raw_sessions):
             if any(tw["configs"][c]["per_second_cov_pct"] for c in cf):
                 rows.append([wl, "%s per-second CoV %%" % t] +
                             [fmt(tw["configs"][c]["per_second_cov_pct"], "%.1f")
+                             for c in cf])
+    md += table(["workload", "figure"] + cf, rows)
+
+    md += ["## CPU time per tenant", "",
+           "CPUs a tenant used on average over the window (its cgroup's "
+           "cpu.stat usage_usec over the window's length), and its figure "
+           "per CPU used (for rates: how much it made of the CPU time it "
+           "was given).", ""]
+    rows = []
+    for wl, w in res.items():
+        for t, tw in w["tenants"].items():
+            if not any(tw["configs"][c]["cpus"] for c in cf):
+                continue
+            rows.append([wl, "%s CPUs used" % t] +
+                        [fmt(tw["configs"][c]["cpus"]) for c in cf])
+            if tw["higher_better"]:
+                rows.append([wl, "%s %s per CPU" % (t, tw["unit"])] +
+                            [fmt(tw["configs"][c]["per_cpu"], "%.1f")
                              for c in cf])
     md += table(["workload", "figure"] + cf, rows)
 
