@@ -94,6 +94,7 @@ __attribute__((noinline)) int preempt_conflicts(s32 cpu, u32 slot)
 			continue;
 		if (!cs_compat(cs_next(w, i), slot, mode) ||
 		    !cs_compat(cs_cur(w, i), slot, mode)) {
+			cpu_stat(c)->disp_owed = 1; /* no cs_sync_keep there */
 			cs_kick(c, SCX_KICK_PREEMPT);
 			cpu_stat(cpu)->kicks++;
 		}

@@ -250,11 +250,13 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	struct cs_cpu_stat *st = cpu_stat(cpu);
 	int sib = sib_of(cpu), nr = nr_sibs(cpu), i;
 	u16 prev_slot = CS_SLOT_NONE, held, best, rival, due, was, cands[3];
+	u32 pins, hint = st->sync_hint;
+	bool prev_queued = prev && (prev->scx.flags & SCX_TASK_QUEUED);
 	enum run_result r;
 	u64 w, bvt, rvt;
-	u32 pins;
 
 	PROF_START();
+	st->sync_hint = 0; /* one dispatch per wakeup placed here */
 	if (!first_dispatch_ns)
 		__sync_val_compare_and_swap(&first_dispatch_ns, 0,
 					    bpf_ktime_get_ns());
@@ -266,7 +268,7 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	/* Flag first, then look: a sibling leaving its cookie will see it. */
 	__sync_lock_test_and_set(&st->forced, 1);
 
-	if (prev && (prev->scx.flags & SCX_TASK_QUEUED)) {
+	if (prev_queued) {
 		struct task_ctx *tctx = task_ctx(prev);
 
 		/* A re-tagged prev must go back through enqueue. */
@@ -297,6 +299,18 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 		return;
 	}
 	PROF_SKIP(); /* a try_run() has sections of its own */
+	/*
+	 * The waker of a synchronous wakeup placed here blocked: its cookie
+	 * keeps this CPU, without the pick (cs_sync_keep). Anything else, or
+	 * a claim that fails, takes the full path below, the word read anew.
+	 */
+	if (cs_sync_keep(hint, was, prev_queued, st->disp_owed, mode)) {
+		if (try_run(cpu, was, prev, prev_slot, was) == RUN_OK)
+			return;
+		w = core_read(cpu);
+		was = cs_next(w, sib);
+	}
+	st->disp_owed = 0;
 
 	held = cs_core_owner(w, sib, nr, mode);
 	best = pick_best(&bvt);
@@ -606,6 +620,16 @@ void BPF_STRUCT_OPS(cs_stopping, struct task_struct *p, bool runnable)
 		*vseen_of(s) = vnow;
 }
 
+/*
+ * The tick ends @p's slice: the dispatch that follows looks at every
+ * cookie (no cs_sync_keep), even if @p blocks before it leaves.
+ */
+static void end_slice(s32 cpu, struct task_struct *p)
+{
+	p->scx.slice = 0;
+	cpu_stat(cpu)->disp_owed = 1;
+}
+
 void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 {
 	s32 cpu = bpf_get_smp_processor_id();
@@ -625,7 +649,7 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	untagged_guard(cpu, now);
 	cookie_guard(cpu, now);
 	if (draining(cpu) && !bound_kthread(p, cpu)) {
-		p->scx.slice = 0;
+		end_slice(cpu, p);
 		return;
 	}
 	/*
@@ -648,14 +672,14 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	due = pin_due(cpu, now);
 	if (due && ((due & (1U << sib_of(cpu))) ||
 		    (mode == CS_MODE_STRICT && tctx->slot != 0))) {
-		p->scx.slice = 0;
+		end_slice(cpu, p);
 		kick_idle_in(cpu, due);
 		return;
 	}
 	PROF_MARK(CS_PROF_TICK_CHECKS);
 	/* Re-tagged: go back through enqueue to pick up the new cookie. */
 	if (tctx->slot < CS_NR_SLOTS && task_cookie(p) != tctx->cookie) {
-		p->scx.slice = 0;
+		end_slice(cpu, p);
 		return;
 	}
 	PROF_MARK(CS_PROF_TICK_COOKIE);
@@ -663,13 +687,13 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	w = core_read(cpu);
 	if (cs_claim_verdict(w, sib_of(cpu), nr_sibs(cpu), tctx->slot, mode) !=
 	    CS_CLAIM_OK) {
-		p->scx.slice = 0;
+		end_slice(cpu, p);
 		return;
 	}
 	PROF_MARK(CS_PROF_TICK_VERDICT);
 	/* A task of its queue is overdue (task guard): the dispatch moves it. */
 	if (task_guard(cpu, tctx->slot, now)) {
-		p->scx.slice = 0;
+		end_slice(cpu, p);
 		return;
 	}
 	/* Past its share while another cookie waits: let dispatch hand over. */
@@ -690,7 +714,7 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 		/* Only to a cookie that can run on this core (affinity). */
 		best = best_for_core(cpu, best, tctx->slot, &bvt, but);
 		if (yields_to(tctx->slot, best, bvt) && due_here(cpu, best))
-			p->scx.slice = 0;
+			end_slice(cpu, p);
 	}
 	PROF_MARK(CS_PROF_TICK_HANDOVER);
 	/*
@@ -754,6 +778,7 @@ void BPF_STRUCT_OPS(cs_cpu_release, s32 cpu, struct scx_cpu_release_args *args)
 
 	/* A higher class runs next: no tick or idle of ours flushes. */
 	charge_flush(cpu);
+	cpu_stat(cpu)->sync_hint = 0; /* its waker is not what runs next */
 	/*
 	 * Re-queue first: what stays on the local DSQ (a task being
 	 * migrated) gets its claim back at the intruder's commit (intrude).

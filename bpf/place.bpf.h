@@ -303,13 +303,18 @@ s32 BPF_STRUCT_OPS(cs_select_cpu, struct task_struct *p, s32 prev_cpu,
 	/*
 	 * A synchronous wakeup (the waker is about to sleep, as in a pipe
 	 * ping-pong) from a CPU that holds the wakee's cookie: stay here and
-	 * spare an idle sibling the IPI.
+	 * spare an idle sibling the IPI. The wakee goes through ops.enqueue
+	 * to its cookie's queue as any other; the hint lets this CPU's next
+	 * dispatch keep the claim for it without the pick (cs_sync_keep).
 	 */
 	cpu = bpf_get_smp_processor_id();
 	if ((wake_flags & SCX_WAKE_SYNC) && cpu < CS_MAX_CPUS &&
 	    bpf_cpumask_test_cpu(cpu, p->cpus_ptr) &&
-	    cs_next(core_read(cpu), sib_of(cpu)) == slot && scx_online(cpu))
+	    cs_next(core_read(cpu), sib_of(cpu)) == slot && scx_online(cpu)) {
+		if (cs_tagged(slot))
+			cpu_stat(cpu)->sync_hint = 1 + slot;
 		return cpu;
+	}
 	cpu = pick_cpu(p, prev_cpu, slot);
 	if (cpu >= 0 && scx_bpf_test_and_clear_cpu_idle(cpu))
 		return cpu;

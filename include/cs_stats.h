@@ -67,6 +67,13 @@ struct cs_cpu_stat {
 	 */
 	__u32 kept;
 	__u32 task_scan_slot; /* internal: 1 + the slot of the last look */
+	/*
+	 * internal: 1 + the tagged slot of a synchronous wakee placed here
+	 * since the last dispatch (cs_sync_keep), or 0
+	 */
+	__u32 sync_hint;
+	/* internal: a tick or a sibling asked for a full dispatch here */
+	__u32 disp_owed;
 } __attribute__((aligned(64)));
 
 struct cs_slot_stat {

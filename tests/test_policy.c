@@ -2208,6 +2208,33 @@ static bool test_policy_drain_even(void)
 	return true;
 }
 
+/* A sync wakee keeps the claim only when nothing else may be due. */
+static bool test_policy_sync_keep(void)
+{
+	const __u16 a = 5;
+
+	CHECK(cs_sync_keep(1 + a, a, false, false, CS_MODE_STRICT),
+	      "a sync wakee of the claimed cookie not kept");
+	CHECK(cs_sync_keep(1 + a, a, false, false, CS_MODE_NONE),
+	      "not kept in none mode");
+	CHECK(!cs_sync_keep(0, a, false, false, CS_MODE_STRICT),
+	      "kept with no wakeup placed here");
+	CHECK(!cs_sync_keep(1 + a, a + 1, false, false, CS_MODE_STRICT),
+	      "kept for a cookie the CPU does not claim");
+	CHECK(!cs_sync_keep(1 + a, a, true, false, CS_MODE_STRICT),
+	      "kept while the previous task is still runnable");
+	CHECK(!cs_sync_keep(1 + a, a, false, true, CS_MODE_STRICT),
+	      "kept while a tick or a sibling asked for the pick");
+	CHECK(!cs_sync_keep(1 + a, a, false, false, CS_MODE_FILL),
+	      "kept in fill mode");
+	CHECK(!cs_sync_keep(1, 0, false, false, CS_MODE_STRICT),
+	      "kept for the untagged cookie");
+	CHECK(!cs_sync_keep(1 + CS_SLOT_NONE, CS_SLOT_NONE, false, false,
+			    CS_MODE_STRICT),
+	      "kept for no claim");
+	return true;
+}
+
 /* The walk's two rules beside the rescue's bound, on one queue. */
 static bool test_policy_task_walk(void)
 {
@@ -2551,6 +2578,7 @@ int main(void)
 	RUN(policy_task_floor_rare_turns);
 	RUN(policy_task_walk);
 	RUN(policy_drain_even);
+	RUN(policy_sync_keep);
 	RUN(task_cookie_no_digit_runs);
 	RUN(task_cookie_unique);
 	RUN(task_cookie_limit);
