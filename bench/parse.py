@@ -172,6 +172,7 @@ def sched_counters(run):
             "cookie_switches_per_s": mean("cookie_switches_per_s"),
             "kicks_per_s": mean("kicks_per_s"),
             "renewals_per_s": mean("renewals_per_s"),
+            "sync_keeps_per_s": mean("sync_keeps_per_s"),
             "untagged_switches_per_s": mean("untagged_switches_per_s"),
             "transit_retries_per_s":
                 sum(li.get("transit_retries", 0) for li in lines) / secs,

@@ -160,6 +160,7 @@ def summarize(env, runs):
                                for k in ("cookie_switches_per_s",
                                          "untagged_switches_per_s",
                                          "kicks_per_s", "renewals_per_s",
+                                         "sync_keeps_per_s",
                                          "transit_retries_per_s",
                                          "unclaimed_runs_per_s",
                                          "forced_idle_pct")} if sc else None
@@ -382,7 +383,7 @@ def report_md(env, res, raw_sessions):
             continue
         md += ["Scheduler counters per second (%s):" % c, ""]
         keys = ("cookie_switches_per_s", "untagged_switches_per_s",
-                "kicks_per_s", "renewals_per_s",
+                "kicks_per_s", "renewals_per_s", "sync_keeps_per_s",
                 "transit_retries_per_s",
                 "unclaimed_runs_per_s", "forced_idle_pct")
         md += table(["workload"] + list(keys),

@@ -305,8 +305,10 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	 * a claim that fails, takes the full path below, the word read anew.
 	 */
 	if (cs_sync_keep(hint, was, prev_queued, st->disp_owed, mode)) {
-		if (try_run(cpu, was, prev, prev_slot, was) == RUN_OK)
+		if (try_run(cpu, was, prev, prev_slot, was) == RUN_OK) {
+			st->sync_keeps++;
 			return;
+		}
 		w = core_read(cpu);
 		was = cs_next(w, sib);
 	}

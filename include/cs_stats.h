@@ -43,6 +43,8 @@ struct cs_cpu_stat {
 	__u64 stalls; /* ticks two ticks or more after the running task's
 			 last charge: the CPU missed one (cs_stall_lost) */
 	__u64 stall_ns; /* the time they found lost (still charged) */
+	__u64 sync_keeps; /* dispatches that kept the claim for a synchronous
+			     wakee without the pick (cs_sync_keep) */
 	__u64 fi_start; /* internal: start of the current forced idle, or 0 */
 	__u32 fi_slot; /* internal: slot that caused it */
 	__u32 forced; /* internal: blocked, wants a kick when the core frees */

@@ -40,7 +40,7 @@ void cs_interval_compute(const struct cs_topo *t, const struct cs_snapshot *a,
 	double span = (double)(b->t_ns - a->t_ns), core_total = 0, fi_total = 0;
 	__u64 switches = 0, kicks = 0, migrations = 0, llc_migrations = 0,
 	      llc_steals = 0;
-	__u64 renewals = 0, untagged_switches = 0, stalls = 0;
+	__u64 renewals = 0, untagged_switches = 0, stalls = 0, sync_keeps = 0;
 	double stall_total = 0;
 	int cpu, core, s;
 
@@ -73,6 +73,7 @@ void cs_interval_compute(const struct cs_topo *t, const struct cs_snapshot *a,
 		llc_migrations += y->llc_migrations - x->llc_migrations;
 		llc_steals += y->llc_steals - x->llc_steals;
 		renewals += y->renewals - x->renewals;
+		sync_keeps += y->sync_keeps - x->sync_keeps;
 		untagged_switches +=
 			y->untagged_switches - x->untagged_switches;
 		stalls += y->stalls - x->stalls;
@@ -114,6 +115,7 @@ void cs_interval_compute(const struct cs_topo *t, const struct cs_snapshot *a,
 		iv->llc_migrations_per_s = (double)llc_migrations / iv->secs;
 		iv->llc_steals_per_s = (double)llc_steals / iv->secs;
 		iv->renewals_per_s = (double)renewals / iv->secs;
+		iv->sync_keeps_per_s = (double)sync_keeps / iv->secs;
 		iv->untagged_switches_per_s =
 			(double)untagged_switches / iv->secs;
 		iv->stalls_per_s = (double)stalls / iv->secs;
@@ -156,7 +158,7 @@ static void print_text(FILE *f, const struct cs_topo *t,
 		fprintf(f, ") %.1f%%", iv->core_forced_idle_pct[core]);
 	}
 	fprintf(f,
-		"\ncookie switches %.0f/s (to or from untagged work %.0f/s)  sibling kicks %.0f/s  worst wait %.2f ms  transit retries %llu  unclaimed runs %llu  slots full %llu  untagged rescues %llu  cookie rescues %llu  task rescues %llu\nmigrations %.0f/s (across last-level caches %.0f/s)  taken from another LLC's queue %.0f/s  slices renewed %.0f/s  stalls %.0f/s (%.1f%% of CPU time)\n",
+		"\ncookie switches %.0f/s (to or from untagged work %.0f/s)  sibling kicks %.0f/s  worst wait %.2f ms  transit retries %llu  unclaimed runs %llu  slots full %llu  untagged rescues %llu  cookie rescues %llu  task rescues %llu\nmigrations %.0f/s (across last-level caches %.0f/s)  taken from another LLC's queue %.0f/s  slices renewed %.0f/s  kept for a sync wakee %.0f/s  stalls %.0f/s (%.1f%% of CPU time)\n",
 		iv->switches_per_s, iv->untagged_switches_per_s,
 		iv->kicks_per_s, iv->max_wait_ms,
 		(unsigned long long)iv->transit_retries,
@@ -166,7 +168,8 @@ static void print_text(FILE *f, const struct cs_topo *t,
 		(unsigned long long)iv->cookie_rescues,
 		(unsigned long long)iv->task_rescues, iv->migrations_per_s,
 		iv->llc_migrations_per_s, iv->llc_steals_per_s,
-		iv->renewals_per_s, iv->stalls_per_s, iv->stalled_pct);
+		iv->renewals_per_s, iv->sync_keeps_per_s, iv->stalls_per_s,
+		iv->stalled_pct);
 	for (s = 0; s < CS_NR_SLOTS; s++) {
 		if (!iv->active[s])
 			continue;
@@ -226,6 +229,7 @@ static void print_json(FILE *f, const struct cs_topo *t,
 	cs_json_dbl(&j, "llc_migrations_per_s", iv->llc_migrations_per_s, 1);
 	cs_json_dbl(&j, "llc_steals_per_s", iv->llc_steals_per_s, 1);
 	cs_json_dbl(&j, "renewals_per_s", iv->renewals_per_s, 1);
+	cs_json_dbl(&j, "sync_keeps_per_s", iv->sync_keeps_per_s, 1);
 	cs_json_dbl(&j, "untagged_switches_per_s", iv->untagged_switches_per_s,
 		    1);
 	cs_json_dbl(&j, "stalls_per_s", iv->stalls_per_s, 1);
@@ -318,6 +322,9 @@ void cs_interval_print_prom(FILE *f, const struct cs_topo *t,
 		   "Tasks a CPU took from another last-level cache's queue of their cookie (its own had none for it, or none that had waited as long), per second in the interval.",
 		   iv->llc_steals_per_s, 1);
 	prom_gauge(f, "renewals_per_second", "Slices renewed at a tick (no other cookie due, no task of the cookie more deserving), per second in the interval.", iv->renewals_per_s, 1);
+	prom_gauge(f, "sync_keeps_per_second",
+		   "Dispatches that claimed the cookie of a synchronous wakeup placed on their CPU again without looking at the other cookies, per second in the interval.",
+		   iv->sync_keeps_per_s, 1);
 	prom_gauge(f, "untagged_switches_per_second", "Of the cookie switches, those to or from untagged work (or trusted kernel threads, or cookies beyond the slots), per second in the interval.", iv->untagged_switches_per_s, 1);
 	prom_gauge(f, "stalls_per_second",
 		   "Ticks that came two ticks or more after the running task's last charge (the CPU did not run: a vCPU its host did not run), per second in the interval.",

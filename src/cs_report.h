@@ -37,6 +37,7 @@ struct cs_interval {
 	double migrations_per_s, llc_migrations_per_s;
 	double llc_steals_per_s; /* tasks taken from another LLC's queue */
 	double renewals_per_s; /* slices renewed at a tick */
+	double sync_keeps_per_s; /* claims kept for a sync wakee, no pick */
 	double untagged_switches_per_s; /* of switches_per_s, untagged ones */
 	double stalls_per_s; /* ticks that found a stall (cs_stall_lost) */
 	double stalled_pct; /* the time lost in them, of all CPU time */

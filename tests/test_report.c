@@ -91,6 +91,10 @@ static void interval_2x2(struct cs_topo *t, struct cs_snapshot *a,
 	a->cpu[2].renewals = 6;
 	b->cpu[2].renewals = 10;
 	b->cpu[0].renewals = 1;
+	/* Claims kept for a sync wakee in the 1 s: 3 + 4. */
+	a->cpu[0].sync_keeps = 2;
+	b->cpu[0].sync_keeps = 5;
+	b->cpu[2].sync_keeps = 4;
 	/* Cookie switches in the 1 s: 8 + 4, 3 + 2 of them untagged. */
 	a->cpu[1].cookie_switches = 2;
 	b->cpu[1].cookie_switches = 10;
@@ -231,6 +235,7 @@ static bool test_prom_figures(void)
 		"\nscx_coresched_llc_migrations_per_second 2.0\n",
 		"\nscx_coresched_llc_steals_per_second 4.0\n",
 		"\nscx_coresched_renewals_per_second 5.0\n",
+		"\nscx_coresched_sync_keeps_per_second 7.0\n",
 		"\nscx_coresched_cookie_switches_per_second 12.0\n",
 		"\nscx_coresched_untagged_switches_per_second 5.0\n",
 		"\nscx_coresched_stalls_per_second 5.0\n",
@@ -278,6 +283,7 @@ static bool test_json_counters(void)
 	      out);
 	CHECK(strstr(out, "\"llc_steals_per_s\":4.0"), "llc_steals: %s", out);
 	CHECK(strstr(out, "\"renewals_per_s\":5.0"), "renewals: %s", out);
+	CHECK(strstr(out, "\"sync_keeps_per_s\":7.0"), "sync keeps: %s", out);
 	CHECK(strstr(out, "\"cookie_switches_per_s\":12.0,"), "switches: %s",
 	      out);
 	CHECK(strstr(out, "\"untagged_switches_per_s\":5.0"),
@@ -307,14 +313,14 @@ static bool test_stall_within_interval(void)
 	return true;
 }
 
-/* The text form: the counters' line with the stalls. */
+/* The text form: the counters' line with the sync keeps and stalls. */
 static bool test_text_counters(void)
 {
 	char *out = render(TEXT);
 
 	CHECK(out, "no output");
 	CHECK(strstr(out,
-		     "slices renewed 5/s  stalls 5/s (2.5% of CPU time)\n"),
+		     "slices renewed 5/s  kept for a sync wakee 7/s  stalls 5/s (2.5% of CPU time)\n"),
 	      "stalls: %s", out);
 	free(out);
 	return true;

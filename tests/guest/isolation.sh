@@ -3,8 +3,11 @@
 #
 # Isolation, checked from outside the scheduler: three tagged tenants (two
 # cgroups and one 'coreschedctl new' cookie) plus untagged work, all
-# oversubscribed, under scx_coresched; coresched-observe watches
-# sched_switch and must see 0 ns of incompatible sibling overlap. Then, on
+# oversubscribed, and a pipe ping-pong in the first tenant (synchronous
+# wakeups, whose dispatch may keep the claim without the pick:
+# cs_sync_keep), under scx_coresched; coresched-observe watches
+# sched_switch and must see 0 ns of incompatible sibling overlap, and
+# outside fill mode the scheduler must have kept claims that way. Then, on
 # 2x2 only, the same observer measures the kernel's own core scheduling
 # (prctl cookies) on the same kind of load, for comparison (printed, not
 # counted as a test).
@@ -23,10 +26,15 @@ start_load_ours() {
 	b=$(tenant t_b)
 	"$CTL" cgroup tag "$a" >/dev/null && "$CTL" cgroup tag "$b" >/dev/null ||
 		return 1
+	# First the pipe pair beside the untagged work alone: a ping-pong
+	# that gets whole turns, so its dispatches keep claims (cs_sync_keep)
+	# as they do on a lightly loaded host; then the oversubscription.
+	run_in "$a" timeout $((secs + 32)) perf bench sched pipe -l 1000000000
+	spawn stress-ng --cpu $(((NCPU + 1) / 2)) --timeout $((secs + 32))
+	sleep 2
 	run_in "$a" stress-ng --cpu "$NCPU" --timeout $((secs + 30))
 	run_in "$b" stress-ng --cpu "$NCPU" --timeout $((secs + 30))
 	spawn "$CTL" new -- stress-ng --cpu "$NCPU" --timeout $((secs + 30))
-	spawn stress-ng --cpu $(((NCPU + 1) / 2)) --timeout $((secs + 30))
 	sleep 2
 }
 
@@ -57,6 +65,18 @@ if [ $rc = 0 ] && [ "$ov" = 0 ] && [ "$(field "$TMP/ours" switches)" -gt 0 ]; th
 else
 	grep overlap_example "$TMP/ours" | head -n 3 | sed 's/^/# /'
 	fail "$name" "observer rc=$rc overlap_ns=$ov ($(tail -n 1 "$TMP/ours.err"))"
+fi
+# The pipe pair's dispatches kept the claim without the pick (not in fill
+# mode, where cs_sync_keep never does): the path the observer just checked.
+keeps=$(sed -n 's/.*"sync_keeps_per_s":\([0-9.]*\).*/\1/p' "$TMP/sched.out" |
+	awk '{ s += $1 } END { printf "%.1f", s }')
+info "claims kept for a sync wakee: $keeps a second, summed over the intervals"
+if [ "$mode" != fill ]; then
+	if awk -v k="$keeps" 'BEGIN { exit !(k > 0) }'; then
+		pass "isolation_sync_keep_$topo"
+	else
+		fail "isolation_sync_keep_$topo" "no claim kept for a sync wakee (perf bench sched pipe in t_a)"
+	fi
 fi
 if [ "$(scx_state)" = enabled ]; then
 	pass "isolation_no_ejection_$topo"
