@@ -300,9 +300,12 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	}
 	PROF_SKIP(); /* a try_run() has sections of its own */
 	/*
-	 * The waker of a synchronous wakeup placed here blocked: its cookie
-	 * keeps this CPU, without the pick (cs_sync_keep). Anything else, or
-	 * a claim that fails, takes the full path below, the word read anew.
+	 * A synchronous wakeup of the cookie this CPU claims was placed here
+	 * since the last dispatch, and the previous task left (as a pipe's
+	 * writer blocks in its read): the cookie keeps this CPU without the
+	 * pick (cs_sync_keep), until the next tick asks for one. Anything
+	 * else, or a claim that fails, takes the full path below, the word
+	 * read anew.
 	 */
 	if (cs_sync_keep(hint, was, prev_queued, st->disp_owed, mode)) {
 		if (try_run(cpu, was, prev, prev_slot, was) == RUN_OK) {
@@ -622,16 +625,6 @@ void BPF_STRUCT_OPS(cs_stopping, struct task_struct *p, bool runnable)
 		*vseen_of(s) = vnow;
 }
 
-/*
- * The tick ends @p's slice: the dispatch that follows looks at every
- * cookie (no cs_sync_keep), even if @p blocks before it leaves.
- */
-static void end_slice(s32 cpu, struct task_struct *p)
-{
-	p->scx.slice = 0;
-	cpu_stat(cpu)->disp_owed = 1;
-}
-
 void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 {
 	s32 cpu = bpf_get_smp_processor_id();
@@ -642,6 +635,15 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 
 	PROF_START();
 	PROF_MARK(CS_PROF_EMPTY);
+	/*
+	 * The next dispatch here looks at every cookie (no cs_sync_keep): a
+	 * full pick a tick at least, which also moves the clock (vnow) on.
+	 * Without it, a pipe pair kept on its core by claims alone left vnow
+	 * behind, the wake cap (vtime_place) then held its cookie's vtime
+	 * near vnow, and a cookie waiting a grace behind never became due
+	 * (until the guard's second).
+	 */
+	cpu_stat(cpu)->disp_owed = 1;
 	if (!tctx)
 		return;
 	stall_count(cpu, charge(p, tctx, cpu, now));
@@ -651,7 +653,7 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	untagged_guard(cpu, now);
 	cookie_guard(cpu, now);
 	if (draining(cpu) && !bound_kthread(p, cpu)) {
-		end_slice(cpu, p);
+		p->scx.slice = 0;
 		return;
 	}
 	/*
@@ -674,14 +676,14 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	due = pin_due(cpu, now);
 	if (due && ((due & (1U << sib_of(cpu))) ||
 		    (mode == CS_MODE_STRICT && tctx->slot != 0))) {
-		end_slice(cpu, p);
+		p->scx.slice = 0;
 		kick_idle_in(cpu, due);
 		return;
 	}
 	PROF_MARK(CS_PROF_TICK_CHECKS);
 	/* Re-tagged: go back through enqueue to pick up the new cookie. */
 	if (tctx->slot < CS_NR_SLOTS && task_cookie(p) != tctx->cookie) {
-		end_slice(cpu, p);
+		p->scx.slice = 0;
 		return;
 	}
 	PROF_MARK(CS_PROF_TICK_COOKIE);
@@ -689,13 +691,13 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 	w = core_read(cpu);
 	if (cs_claim_verdict(w, sib_of(cpu), nr_sibs(cpu), tctx->slot, mode) !=
 	    CS_CLAIM_OK) {
-		end_slice(cpu, p);
+		p->scx.slice = 0;
 		return;
 	}
 	PROF_MARK(CS_PROF_TICK_VERDICT);
 	/* A task of its queue is overdue (task guard): the dispatch moves it. */
 	if (task_guard(cpu, tctx->slot, now)) {
-		end_slice(cpu, p);
+		p->scx.slice = 0;
 		return;
 	}
 	/* Past its share while another cookie waits: let dispatch hand over. */
@@ -716,7 +718,7 @@ void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
 		/* Only to a cookie that can run on this core (affinity). */
 		best = best_for_core(cpu, best, tctx->slot, &bvt, but);
 		if (yields_to(tctx->slot, best, bvt) && due_here(cpu, best))
-			end_slice(cpu, p);
+			p->scx.slice = 0;
 	}
 	PROF_MARK(CS_PROF_TICK_HANDOVER);
 	/*
@@ -780,7 +782,7 @@ void BPF_STRUCT_OPS(cs_cpu_release, s32 cpu, struct scx_cpu_release_args *args)
 
 	/* A higher class runs next: no tick or idle of ours flushes. */
 	charge_flush(cpu);
-	cpu_stat(cpu)->sync_hint = 0; /* its waker is not what runs next */
+	cpu_stat(cpu)->sync_hint = 0; /* a higher class runs next */
 	/*
 	 * Re-queue first: what stays on the local DSQ (a task being
 	 * migrated) gets its claim back at the intruder's commit (intrude).

@@ -806,14 +806,14 @@ static inline __u64 cs_tagged_weight(__u64 w, bool even)
  * the claim named it) since the last dispatch, 0 if none; @prev_queued:
  * the previous task is still runnable (its slice ended or a kick
  * preempted it: the pick decides); @owed: since the last full dispatch,
- * a tick ended a slice here or a sibling asked this CPU to yield
- * (preempt_conflicts), so a handover may be due. Not in fill mode, where
- * untagged work may come first. The claim itself is made as always
- * (try_run), so a sibling in conflict still blocks it. Example, a pipe
- * pair A/B of cookie 5 on CPU 2 (claim 5): A wakes B synchronously and
- * blocks; CPU 2 claims 5 again and moves B here, no pick over the
- * queued cookies: a cookie due meanwhile waits for the next tick, as it
- * would had A run on (HZ=1000: a millisecond).
+ * a tick came here or a sibling preempted this CPU (preempt_conflicts),
+ * so a handover may be due, and the clock (vnow) is moved on only by a
+ * pick. Not in fill mode, where untagged work may come first. In none
+ * mode too. The claim itself is made as always (try_run), so a sibling
+ * in conflict still blocks it. Example, a pipe pair A/B of cookie 5 on
+ * CPU 2 (claim 5): A wakes B synchronously and blocks; CPU 2 claims 5
+ * again and moves B here, no pick over the queued cookies; the first
+ * dispatch after each tick (HZ=1000: a millisecond) picks as always.
  */
 static inline bool cs_sync_keep(__u32 hint, __u16 was, bool prev_queued,
 				bool owed, int mode)
