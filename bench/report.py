@@ -119,10 +119,12 @@ def summarize(env, runs):
                 series = [r["tenants"][t]["series"] for r in rs]
                 extra = [r["tenants"][t]["extra"] for r in rs]
                 cpus = [r["tenants"][t]["cpu_s"] / r["wall_s"] for r in rs
-                        if r["tenants"][t].get("cpu_s") and r["wall_s"]]
+                        if r["tenants"][t].get("cpu_s") is not None
+                        and r["wall_s"]]
                 per_cpu = [r["tenants"][t]["value"] * r["wall_s"] /
                            r["tenants"][t]["cpu_s"] for r in rs
-                           if r["tenants"][t].get("cpu_s") and r["wall_s"]
+                           if r["tenants"][t].get("cpu_s")
+                           and r["wall_s"]
                            and r["tenants"][t]["value"] is not None]
                 tw["configs"][c] = {
                     "value": stats.summary(vals),
