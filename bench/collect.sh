@@ -2,7 +2,8 @@
 # shellcheck shell=bash
 #
 # Measurement window of one benchmark run (sourced by bench/guest.sh):
-# snapshots of /proc/stat, of each tenant cgroup's CPU time, of the BPF programs' run_time_ns / run_cnt
+# snapshots of /proc/stat, of each tenant cgroup's CPU time, of the BPF
+# programs' run_time_ns / run_cnt
 # (kernel.bpf_stats_enabled, set by bench/guest.sh) and of scx_coresched's
 # --stats JSON lines, and of the isolation observer's per-second JSON
 # lines, taken when the tenants start and when they are done.

@@ -121,11 +121,6 @@ def summarize(env, runs):
                 cpus = [r["tenants"][t]["cpu_s"] / r["wall_s"] for r in rs
                         if r["tenants"][t].get("cpu_s") is not None
                         and r["wall_s"]]
-                per_cpu = [r["tenants"][t]["value"] * r["wall_s"] /
-                           r["tenants"][t]["cpu_s"] for r in rs
-                           if r["tenants"][t].get("cpu_s")
-                           and r["wall_s"]
-                           and r["tenants"][t]["value"] is not None]
                 tw["configs"][c] = {
                     "value": stats.summary(vals),
                     "ratio": stats.summary(ratios),
@@ -139,7 +134,6 @@ def summarize(env, runs):
                     "series": series,
                     "extra": extra,
                     "cpus": stats.summary(cpus),
-                    "per_cpu": stats.summary(per_cpu),
                 }
         for c in env["configs"]:
             rs = [r for r in wr if r["config"] == c]
@@ -282,9 +276,9 @@ def report_md(env, res, raw_sessions):
 
     md += ["## CPU time per tenant", "",
            "CPUs a tenant used on average over the window (its cgroup's "
-           "cpu.stat usage_usec over the window's length), and its figure "
-           "per CPU used (for rates: how much it made of the CPU time it "
-           "was given).", ""]
+           "cpu.stat usage_usec over the window's length; the window lasts "
+           "until the last tenant ends, so a tenant that ends first shows "
+           "less than it used while it ran).", ""]
     rows = []
     for wl, w in res.items():
         for t, tw in w["tenants"].items():
@@ -292,10 +286,6 @@ def report_md(env, res, raw_sessions):
                 continue
             rows.append([wl, "%s CPUs used" % t] +
                         [fmt(tw["configs"][c]["cpus"]) for c in cf])
-            if tw["higher_better"]:
-                rows.append([wl, "%s %s per CPU" % (t, tw["unit"])] +
-                            [fmt(tw["configs"][c]["per_cpu"], "%.1f")
-                             for c in cf])
     md += table(["workload", "figure"] + cf, rows)
 
     oc = res.get("onecore")

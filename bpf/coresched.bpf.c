@@ -57,7 +57,8 @@
  *    first on a CPU when it is the most deserving); when its current
  *    cookie is ahead of a waiting one by more than the grace (four
  *    graces if both are tagged and the waiting one owns as many cores:
- *    cs_yield_grace), the next dispatch or tick hands the core over (on
+ *    cs_yield_grace), the next tick or full dispatch (not one that keeps
+ *    a synchronous wakee's claim: cs_sync_keep) hands the core over (on
  *    a core where that cookie is due: due_here): the holders are kicked,
  *    and the last one out claims the new cookie.
  *    Inside a cookie, tasks are ordered by their own weighted vtime (a
@@ -307,7 +308,7 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 	 * else, or a claim that fails, takes the full path below, the word
 	 * read anew.
 	 */
-	if (cs_sync_keep(hint, was, prev_queued, st->disp_owed, mode)) {
+	if (cs_sync_keep(hint, was, prev, prev_queued, st->disp_owed, mode)) {
 		if (try_run(cpu, was, prev, prev_slot, was) == RUN_OK) {
 			st->sync_keeps++;
 			return;
@@ -782,7 +783,9 @@ void BPF_STRUCT_OPS(cs_cpu_release, s32 cpu, struct scx_cpu_release_args *args)
 
 	/* A higher class runs next: no tick or idle of ours flushes. */
 	charge_flush(cpu);
-	cpu_stat(cpu)->sync_hint = 0; /* a higher class runs next */
+	/* A higher class runs next, and no tick of ours while it runs. */
+	cpu_stat(cpu)->sync_hint = 0;
+	cpu_stat(cpu)->disp_owed = 1;
 	/*
 	 * Re-queue first: what stays on the local DSQ (a task being
 	 * migrated) gets its claim back at the intruder's commit (intrude).

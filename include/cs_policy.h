@@ -803,23 +803,27 @@ static inline __u64 cs_tagged_weight(__u64 w, bool even)
  * May a dispatch keep its CPU's claim @was for the wakee of a synchronous
  * wakeup, without looking at the other cookies? @hint is 1 + the tagged
  * slot cs_select_cpu placed such a wakee here for (its waker ran it, so
- * the claim named it) since the last dispatch, 0 if none; @prev_queued:
- * the previous task is still runnable (its slice ended or a kick
- * preempted it: the pick decides); @owed: since the last full dispatch,
+ * the claim named it) since the last dispatch, 0 if none; @prev_ours:
+ * the previous task was ours (not another class's, which may have run
+ * for long with no tick of ours); @prev_queued: it is still runnable
+ * (its slice ended or a kick preempted it: the pick decides); @owed:
+ * since the last full dispatch,
  * a tick came here or a sibling preempted this CPU (preempt_conflicts),
  * so a handover may be due, and the clock (vnow) is moved on only by a
- * pick. Not in fill mode, where untagged work may come first. In none
- * mode too. The claim itself is made as always (try_run), so a sibling
- * in conflict still blocks it. Example, a pipe pair A/B of cookie 5 on
- * CPU 2 (claim 5): A wakes B synchronously and blocks; CPU 2 claims 5
- * again and moves B here, no pick over the queued cookies; the first
+ * pick. Not in fill mode, where untagged work may come first; it does
+ * keep in none mode. The claim itself is made as always (try_run), so a
+ * sibling in conflict still blocks it, and the task moved is the one
+ * try_run would move (B, on this runqueue, unless another of cookie 5
+ * waited a slice longer). Example, a pipe pair A/B of cookie 5 on CPU 2
+ * (claim 5): A wakes B synchronously and blocks; CPU 2 claims 5 again
+ * and moves B here, no pick over the queued cookies; the first
  * dispatch after each tick (HZ=1000: a millisecond) picks as always.
  */
-static inline bool cs_sync_keep(__u32 hint, __u16 was, bool prev_queued,
-				bool owed, int mode)
+static inline bool cs_sync_keep(__u32 hint, __u16 was, bool prev_ours,
+				bool prev_queued, bool owed, int mode)
 {
-	return hint && hint - 1 == was && cs_tagged(was) && !prev_queued &&
-	       !owed && mode != CS_MODE_FILL;
+	return hint && hint - 1 == was && cs_tagged(was) && prev_ours &&
+	       !prev_queued && !owed && mode != CS_MODE_FILL;
 }
 
 /*

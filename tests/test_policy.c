@@ -2213,23 +2213,25 @@ static bool test_policy_sync_keep(void)
 {
 	const __u16 a = 5;
 
-	CHECK(cs_sync_keep(1 + a, a, false, false, CS_MODE_STRICT),
+	CHECK(cs_sync_keep(1 + a, a, true, false, false, CS_MODE_STRICT),
 	      "a sync wakee of the claimed cookie not kept");
-	CHECK(cs_sync_keep(1 + a, a, false, false, CS_MODE_NONE),
+	CHECK(cs_sync_keep(1 + a, a, true, false, false, CS_MODE_NONE),
 	      "not kept in none mode");
-	CHECK(!cs_sync_keep(0, a, false, false, CS_MODE_STRICT),
+	CHECK(!cs_sync_keep(0, a, true, false, false, CS_MODE_STRICT),
 	      "kept with no wakeup placed here");
-	CHECK(!cs_sync_keep(1 + a, a + 1, false, false, CS_MODE_STRICT),
+	CHECK(!cs_sync_keep(1 + a, a + 1, true, false, false, CS_MODE_STRICT),
 	      "kept for a cookie the CPU does not claim");
-	CHECK(!cs_sync_keep(1 + a, a, true, false, CS_MODE_STRICT),
+	CHECK(!cs_sync_keep(1 + a, a, false, false, false, CS_MODE_STRICT),
+	      "kept after a task of another class");
+	CHECK(!cs_sync_keep(1 + a, a, true, true, false, CS_MODE_STRICT),
 	      "kept while the previous task is still runnable");
-	CHECK(!cs_sync_keep(1 + a, a, false, true, CS_MODE_STRICT),
+	CHECK(!cs_sync_keep(1 + a, a, true, false, true, CS_MODE_STRICT),
 	      "kept while a tick or a sibling asked for the pick");
-	CHECK(!cs_sync_keep(1 + a, a, false, false, CS_MODE_FILL),
+	CHECK(!cs_sync_keep(1 + a, a, true, false, false, CS_MODE_FILL),
 	      "kept in fill mode");
-	CHECK(!cs_sync_keep(1, 0, false, false, CS_MODE_STRICT),
+	CHECK(!cs_sync_keep(1, 0, true, false, false, CS_MODE_STRICT),
 	      "kept for the untagged cookie");
-	CHECK(!cs_sync_keep(1 + CS_SLOT_NONE, CS_SLOT_NONE, false, false,
+	CHECK(!cs_sync_keep(1 + CS_SLOT_NONE, CS_SLOT_NONE, true, false, false,
 			    CS_MODE_STRICT),
 	      "kept for no claim");
 	return true;

@@ -9,8 +9,8 @@
 # sched_switch and must see 0 ns of incompatible sibling overlap, and
 # outside fill mode the scheduler must have kept claims that way. Then, on
 # 2x2 only, the same observer measures the kernel's own core scheduling
-# (prctl cookies) on the same kind of load, for comparison (printed, not
-# counted as a test).
+# (prctl cookies) on CPU hogs of three cookies and untagged ones (no pipe
+# pair), for comparison (printed, not counted as a test).
 #   SCX_TOPO=CxT tools/vm --cores C --threads T -- tests/guest/isolation.sh
 . tests/guest/lib.sh
 
@@ -19,6 +19,10 @@ secs=${SCX_SECS:-10}
 mode=${SCX_MODE:-strict}
 
 check_topology
+if ! command -v perf >/dev/null; then
+	fail isolation_perf "no perf for the pipe pair (Debian's linux-perf: make deps)"
+	finish
+fi
 
 start_load_ours() {
 	local a b
