@@ -7,7 +7,8 @@
 # wakeups, whose dispatch may keep the claim without the pick:
 # cs_sync_keep), under scx_coresched; coresched-observe watches
 # sched_switch and must see 0 ns of incompatible sibling overlap, and
-# outside fill mode the scheduler must have kept claims that way. Then, on
+# on 2x2 in strict or none mode the scheduler must have kept claims that
+# way (elsewhere printed only: see below). Then, on
 # 2x2 only, the same observer measures the kernel's own core scheduling
 # (prctl cookies) on CPU hogs of three cookies and untagged ones (no pipe
 # pair), for comparison (printed, not counted as a test).
@@ -72,10 +73,13 @@ else
 fi
 # The pipe pair's dispatches kept the claim without the pick (not in fill
 # mode, where cs_sync_keep never does): the path the observer just checked.
+# Asserted on 2x2 only: the first dispatch after each tick picks in full,
+# and on larger guests (32 vCPUs on 2 host cores) a ping-pong round trip
+# takes longer than a tick of guest time (4x8: 0 kept in one run).
 keeps=$(sed -n 's/.*"sync_keeps_per_s":\([0-9.]*\).*/\1/p' "$TMP/sched.out" |
 	awk '{ s += $1 } END { printf "%.1f", s }')
 info "claims kept for a sync wakee: $keeps a second, summed over the intervals"
-if [ "$mode" != fill ]; then
+if [ "$mode" != fill ] && [ "$topo" = 2x2 ]; then
 	if awk -v k="$keeps" 'BEGIN { exit !(k > 0) }'; then
 		pass "isolation_sync_keep_$topo"
 	else
