@@ -781,9 +781,11 @@ void BPF_STRUCT_OPS(cs_cpu_release, s32 cpu, struct scx_cpu_release_args *args)
 {
 	u16 slot = foreign_slot(args->task);
 
-	/* A higher class runs next: no tick or idle of ours flushes. */
+	/*
+	 * A higher class runs next: no tick or idle of ours flushes, and no
+	 * tick of ours asks for a full pick after it (cs_sync_keep).
+	 */
 	charge_flush(cpu);
-	/* A higher class runs next, and no tick of ours while it runs. */
 	cpu_stat(cpu)->sync_hint = 0;
 	cpu_stat(cpu)->disp_owed = 1;
 	/*

@@ -807,9 +807,9 @@ static inline __u64 cs_tagged_weight(__u64 w, bool even)
  * the previous task was ours (not another class's, which may have run
  * for long with no tick of ours); @prev_queued: it is still runnable
  * (its slice ended or a kick preempted it: the pick decides); @owed:
- * since the last full dispatch,
- * a tick came here or a sibling preempted this CPU (preempt_conflicts),
- * so a handover may be due, and the clock (vnow) is moved on only by a
+ * since the last full dispatch, a tick came here, a task of another
+ * class ran or a sibling preempted this CPU (preempt_conflicts), so a
+ * handover may be due, and the clock (vnow) is moved on only by a
  * pick. Not in fill mode, where untagged work may come first; it does
  * keep in none mode. The claim itself is made as always (try_run), so a
  * sibling in conflict still blocks it, and the task moved is the one

@@ -74,7 +74,10 @@ struct cs_cpu_stat {
 	 * since the last dispatch (cs_sync_keep), or 0
 	 */
 	__u32 sync_hint;
-	/* internal: a tick or a sibling's preempt asked for a full dispatch */
+	/*
+	 * internal: a tick, a higher class or a sibling's preempt asked for
+	 * a full dispatch here
+	 */
 	__u32 disp_owed;
 } __attribute__((aligned(64)));
 
