@@ -782,12 +782,11 @@ void BPF_STRUCT_OPS(cs_cpu_release, s32 cpu, struct scx_cpu_release_args *args)
 	u16 slot = foreign_slot(args->task);
 
 	/*
-	 * A higher class runs next: no tick or idle of ours flushes, and no
-	 * tick of ours asks for a full pick after it (cs_sync_keep).
+	 * A higher class runs next: no tick or idle of ours flushes. (The
+	 * dispatch after it has no prev of ours, so it picks in full:
+	 * cs_sync_keep.)
 	 */
 	charge_flush(cpu);
-	cpu_stat(cpu)->sync_hint = 0;
-	cpu_stat(cpu)->disp_owed = 1;
 	/*
 	 * Re-queue first: what stays on the local DSQ (a task being
 	 * migrated) gets its claim back at the intruder's commit (intrude).

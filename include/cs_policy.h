@@ -804,13 +804,13 @@ static inline __u64 cs_tagged_weight(__u64 w, bool even)
  * wakeup, without looking at the other cookies? @hint is 1 + the tagged
  * slot cs_select_cpu placed such a wakee here for (its waker ran it, so
  * the claim named it) since the last dispatch, 0 if none; @prev_ours:
- * the previous task was ours (not another class's, which may have run
- * for long with no tick of ours); @prev_queued: it is still runnable
- * (its slice ended or a kick preempted it: the pick decides); @owed:
- * since the last full dispatch, a tick came here, a task of another
- * class ran or a sibling preempted this CPU (preempt_conflicts), so a
- * handover may be due, and the clock (vnow) is moved on only by a
- * pick. Not in fill mode, where untagged work may come first; it does
+ * the previous task was ours (the kernel passes no prev after a task of
+ * another class, which may have run for long with no tick of ours, or
+ * after idle); @prev_queued: it is still runnable (its slice ended or a
+ * kick preempted it: the pick decides); @owed: since the last full
+ * dispatch, a tick came here or a sibling preempted this CPU
+ * (preempt_conflicts), so a handover may be due, and the clock (vnow)
+ * is moved on only by a pick. Not in fill mode, where untagged work may come first; it does
  * keep in none mode. The claim itself is made as always (try_run), so a
  * sibling in conflict still blocks it, and the task moved is the one
  * try_run would move (B, on this runqueue, unless another of cookie 5

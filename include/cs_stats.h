@@ -74,10 +74,7 @@ struct cs_cpu_stat {
 	 * since the last dispatch (cs_sync_keep), or 0
 	 */
 	__u32 sync_hint;
-	/*
-	 * internal: a tick, a higher class or a sibling's preempt asked for
-	 * a full dispatch here
-	 */
+	/* internal: a tick or a sibling's preempt asked for a full dispatch */
 	__u32 disp_owed;
 } __attribute__((aligned(64)));
 
